@@ -1,0 +1,22 @@
+#!/bin/sh
+# Turns a Debian image with Python (a bootstrapped root filesystem, or python:X.Y-slim) into a
+# Reprobot sandbox base image. Runs as root with network, inside a build container; the files it
+# installs arrive in /run/reprobot.
+set -eu
+if ! command -v git >/dev/null || ! command -v patch >/dev/null || ! command -v gcc >/dev/null; then
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git patch gcc libc6-dev ca-certificates
+  rm -rf /var/lib/apt/lists/*
+fi
+py=$(command -v python3)
+id sandbox >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/sh sandbox
+"$py" -m venv /opt/reprobot/venv
+venv=/opt/reprobot/venv/bin/python
+# Old Debian pip and setuptools cannot build some projects; these bounds keep Python 3.9 working.
+"$venv" -m pip install --no-input -U "pip<25" "setuptools<70" wheel
+"$venv" -m pip install --no-input --target /opt/reprobot/tools "coverage>=7.4,<7.7"
+site=$("$venv" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp /run/reprobot/overlay.py "$site/_reprobot_overlay.py"
+echo "import _reprobot_overlay" > "$site/00-reprobot-overlay.pth"
+mkdir -p /work && chmod 1777 /work
+rm -rf /root/.cache /tmp/*

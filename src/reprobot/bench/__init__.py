@@ -1,0 +1,1 @@
+"""The evaluation harness: SWT-Bench metrics, patch-correctness metrics, reports and plots."""

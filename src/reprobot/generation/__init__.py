@@ -1,0 +1,1 @@
+"""Drafting reproducing tests: drafters, diff formats, retrieval, LLM client, selection."""

@@ -1,0 +1,49 @@
+"""Process settings: one class, read once at start-up and passed in as an argument."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_cache_dir() -> Path:
+    return Path.home() / ".cache" / "reprobot"
+
+
+class Settings(BaseSettings):
+    """Everything Reprobot reads from its environment (``REPROBOT_`` prefix, or a ``.env`` file)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="REPROBOT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    cache_dir: Path = Field(default_factory=_default_cache_dir)
+
+    # Sandbox images.
+    base_image_source: Literal["auto", "registry", "bootstrap"] = "auto"
+    debian_mirror: str = "http://deb.debian.org/debian"
+    # Index settings for environment builds; empty means "use the host's pip configuration".
+    pip_index_url: str = ""
+    pip_extra_index_urls: list[str] = Field(default_factory=list)
+    pip_ca_bundle: Path | None = None
+    build_timeout_s: float = 1800.0
+
+    # Per-run limits of a test run.
+    run_memory_mb: int = 4096
+    run_cpus: float = 1.0
+    run_pids: int = 512
+    run_timeout_s: float = 900.0
+    run_output_cap_bytes: int = 64 * 1024 * 1024
+    run_workdir_mb: int = 2048
+
+    # LLM endpoint (OpenAI-compatible); with none set no LLM is called.
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_model: str = ""
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.cache_dir / "logs"

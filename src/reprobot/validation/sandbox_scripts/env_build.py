@@ -1,0 +1,155 @@
+"""Environment build inside a build container (standard library only, Python 3.9+).
+
+Runs as root with network, from the trusted tree in /work/repo; reads /run/reprobot/build.json.
+Installs the requirements files (line by line when a whole file fails, reporting what was
+skipped), the pinned packages, the project itself, the project's build requirements (so a run
+can re-install it offline) and pytest when the project brings none. Prints its progress, then a
+last line ``REPROBOT-RESULT <json>``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+REPO = "/work/repo"
+ARTIFACTS = "/opt/reprobot/repo-build.tar"
+
+
+def tree_files() -> set[str]:
+    found = set()
+    for folder, dirs, names in os.walk(REPO):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in names:
+            if not name.endswith(".pyc"):
+                found.add(os.path.relpath(os.path.join(folder, name), REPO))
+    return found
+
+
+def save_artifacts(before: set[str]) -> list[str]:
+    """Keep what the install wrote into the tree (egg-info, version files, extensions).
+
+    The tree itself is not kept in the image; a run puts these files back next to the fresh
+    tree so that the editable install made here stays valid without re-installing.
+    """
+    created = sorted(tree_files() - before)
+    os.makedirs(os.path.dirname(ARTIFACTS), exist_ok=True)
+    with tarfile.open(ARTIFACTS, "w") as tar:
+        for rel in created:
+            tar.add(os.path.join(REPO, rel), arcname=rel)
+    return created
+
+
+def sh(cmd: str, env: dict[str, str]) -> int:
+    print("+ " + cmd, flush=True)
+    return subprocess.call(cmd, shell=True, cwd=REPO, env=env)
+
+
+def pip(args: list[str], env: dict[str, str]) -> int:
+    argv = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"] + args
+    print("+ " + " ".join(argv), flush=True)
+    return subprocess.call(argv, cwd=REPO, env=env)
+
+
+def install_requirements(path: str, env: dict[str, str], skipped: list[str]) -> None:
+    """Install one requirements file; when pip rejects it whole, install it line by line."""
+    if pip(["-r", path], env) == 0:
+        return
+    with open(os.path.join(REPO, path)) as fh:
+        lines = [ln.split(" #", 1)[0].strip() for ln in fh]
+    for line in lines:
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("-r ", "--requirement ")):
+            install_requirements(os.path.join(os.path.dirname(path), line.split(None, 1)[1]), env, skipped)
+            continue
+        if line.startswith(("-c ", "--constraint ", "--index-url", "--extra-index-url", "-i ")):
+            continue
+        args = line.split() if line.startswith(("-e ", "--editable ")) else [line]
+        if pip(args, env) != 0:
+            skipped.append("%s: %s" % (path, line))
+
+
+def build_requires() -> list[str]:
+    """The [build-system] requires of pyproject.toml, read without a TOML library (3.9 has none)."""
+    path = os.path.join(REPO, "pyproject.toml")
+    if not os.path.exists(path):
+        return ["setuptools", "wheel"]
+    with open(path) as fh:
+        text = fh.read()
+    section = re.search(r"^\[build-system\](.*?)(?=^\[|\Z)", text, re.S | re.M)
+    if not section:
+        return ["setuptools", "wheel"]
+    requires = re.search(r"requires\s*=\s*\[(.*?)\]", section.group(1), re.S)
+    if not requires:
+        return []
+    return re.findall(r"""["']([^"']+)["']""", requires.group(1))
+
+
+def editable_install() -> bool:
+    """Whether the project is installed editable, pointing at /work/repo."""
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    for folder in site:
+        for direct in glob.glob(os.path.join(folder, "*.dist-info", "direct_url.json")):
+            with open(direct) as fh:
+                data = json.load(fh)
+            if data.get("url", "").startswith("file://" + REPO) and data.get("dir_info", {}).get("editable"):
+                return True
+        for link in glob.glob(os.path.join(folder, "*.egg-link")):
+            with open(link) as fh:
+                if fh.readline().strip().startswith(REPO):
+                    return True
+    return False
+
+
+def main() -> None:
+    with open("/run/reprobot/build.json") as fh:
+        job = json.load(fh)
+    env = dict(os.environ)
+    env.update(job.get("env", {}))
+    result: dict[str, object] = {"ok": False, "skipped": []}
+    skipped: list[str] = []
+    before = tree_files()
+    for cmd in job.get("pre_install", []):
+        if sh(cmd, env) != 0:
+            result["error"] = "pre-install command failed: %s" % cmd
+            return finish(result)
+    for req in job.get("requirements", []):
+        if os.path.exists(os.path.join(REPO, req)):
+            install_requirements(req, env, skipped)
+        else:
+            skipped.append("%s: file not found" % req)
+    if job.get("pip_packages") and pip(list(job["pip_packages"]), env) != 0:
+        result["error"] = "installing the pinned packages failed"
+        return finish(result)
+    if sh(job["install"], env) != 0:
+        result["error"] = "the install command failed: %s" % job["install"]
+        return finish(result)
+    requires = build_requires()
+    if requires and pip(requires, env) != 0:
+        skipped.append("build requirements: %s" % " ".join(requires))
+    if subprocess.call([sys.executable, "-c", "import pytest"], cwd="/") != 0 and pip(["pytest"], env) != 0:
+        result["error"] = "pytest could not be installed"
+        return finish(result)
+    artifacts = save_artifacts(before)
+    freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
+    result.update({"ok": True, "skipped": skipped, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
+                   "artifacts": artifacts})
+    # The tree is streamed in afresh for every run; keeping it would only grow the image.
+    shutil.rmtree(REPO, ignore_errors=True)
+    os.makedirs(REPO)
+    finish(result)
+
+
+def finish(result: dict[str, object]) -> None:
+    print("REPROBOT-RESULT " + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Shared fixtures: real git repositories made by the tests, a real Docker engine, real images."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.settings import Settings
+from reprobot.validation.container import connect
+from reprobot.validation.env_image import EnvImage, ensure_environment
+from reprobot.validation.envspec import EnvSpec
+from reprobot.validation.errors import DockerUnavailableError
+from reprobot.validation.snapshot import RepoSnapshot
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "durations"
+
+TINY_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "tiny"
+version = "1.0"
+requires-python = ">=3.9"
+"""
+TINY_MODULE = "def add(a, b):\n    return a + b\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "HOME": str(repo),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True)
+    return proc.stdout.strip()
+
+
+def make_repo(path: Path, files: dict[str, str]) -> Path:
+    """A real git repository at ``path`` whose first commit holds ``files``."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    commit_files(path, files, "initial")
+    return path
+
+
+def commit_files(repo: Path, files: dict[str, str], message: str) -> str:
+    """Write ``files`` into ``repo`` and commit them; return the new sha."""
+    for rel, text in files.items():
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="session")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(cache_dir=tmp_path_factory.mktemp("reprobot-cache"), run_timeout_s=300)
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Iterator[docker.DockerClient]:
+    try:
+        client = connect()
+    except DockerUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"Docker tests never skip in CI: {exc}")
+        pytest.skip(f"no Docker engine: {exc}")
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def example_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's example project as a real git repository."""
+    dest = tmp_path_factory.mktemp("example") / "durations"
+    shutil.copytree(EXAMPLE, dest)
+    make_repo(dest, {})
+    return dest
+
+
+@pytest.fixture(scope="session")
+def example_env(docker_client: docker.DockerClient, example_repo: Path, settings: Settings) -> EnvImage:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD", "example/durations")
+    spec = EnvSpec(python="3.11", install="python -m pip install -e '.[test]'")
+    return ensure_environment(docker_client, spec, snapshot, settings)
+
+
+@pytest.fixture(scope="session")
+def tiny_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A minimal installable project; tests add commits with the test files they need."""
+    return make_repo(
+        tmp_path_factory.mktemp("tiny") / "tiny",
+        {"pyproject.toml": TINY_PYPROJECT, "tiny/__init__.py": TINY_MODULE, "tests/__init__.py": ""},
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_env(docker_client: docker.DockerClient, tiny_repo: Path, settings: Settings) -> EnvImage:
+    snapshot = RepoSnapshot.from_git(tiny_repo, "HEAD", "test/tiny")
+    return ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
+
+
+@pytest.fixture
+def tiny_snapshot(tiny_repo: Path) -> Callable[[dict[str, str]], RepoSnapshot]:
+    """Commit ``files`` (e.g. a test module) on top of the tiny project's first commit (so that
+    no test sees another test's files) and snapshot that commit."""
+    root = git(tiny_repo, "rev-list", "--max-parents=0", "main")
+
+    def make(files: dict[str, str]) -> RepoSnapshot:
+        git(tiny_repo, "checkout", "-q", "--detach", root)
+        sha = commit_files(tiny_repo, files, "test files")
+        return RepoSnapshot.from_git(tiny_repo, sha, "test/tiny")
+
+    return make

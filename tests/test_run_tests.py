@@ -1,0 +1,156 @@
+"""run_tests against a real Docker engine: outcomes, patches, coverage, re-install."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.validation.env_image import EnvImage
+from reprobot.validation.patch import Patch
+from reprobot.validation.run import run_tests
+from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.testrun import Outcome
+
+pytestmark = pytest.mark.docker
+
+FIX = """\
+--- a/src/durations/parse.py
++++ b/src/durations/parse.py
+@@ -10,10 +10,17 @@ def parse_duration(text: str) -> int:
+         raise ValueError("empty duration")
+     if text.isdigit():
+         return int(text)
+-    unit = text[-1]
+-    if unit not in UNITS:
+-        raise ValueError(f"unknown unit {unit!r} in {text!r}")
+-    return int(text[:-1]) * UNITS[unit]
++    total, number = 0, ""
++    for char in text:
++        if char.isdigit():
++            number += char
++        elif char in UNITS and number:
++            total, number = total + int(number) * UNITS[char], ""
++        else:
++            raise ValueError(f"unknown unit {char!r} in {text!r}")
++    if number:
++        raise ValueError(f"missing unit after {number!r} in {text!r}")
++    return total
+ 
+ 
+ def format_duration(seconds: int) -> str:
+"""
+
+NEW_TEST = """\
+--- /dev/null
++++ b/tests/test_multi.py
+@@ -0,0 +1,5 @@
++from durations import parse_duration
++
++
++def test_multi_unit():
++    assert parse_duration("1h30m") == 5400
+"""
+
+
+def test_whole_suite_passes(docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path) -> None:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
+    run = run_tests(docker_client, example_env, snapshot)
+    assert run.error is None
+    assert run.patches_applied
+    assert len(run.outcomes) == 7
+    assert set(run.outcomes.values()) == {Outcome.PASSED}
+    assert run.outcomes["tests/test_parse.py::test_single_unit[15m-900]"] is Outcome.PASSED
+
+
+def test_new_test_fails_before_and_passes_after_fix(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
+    test_id = "tests/test_multi.py::test_multi_unit"
+    before = run_tests(docker_client, example_env, snapshot, [Patch(NEW_TEST, "test.diff")], [test_id])
+    assert before.outcomes == {test_id: Outcome.FAILED}
+    assert "invalid literal for int()" in before.failures[test_id]
+    after = run_tests(
+        docker_client,
+        example_env,
+        snapshot,
+        [Patch(NEW_TEST, "test.diff"), Patch(FIX, "fix.diff")],
+        [test_id],
+        coverage=True,
+    )
+    assert after.outcomes == {test_id: Outcome.PASSED}
+    assert after.coverage is not None
+    parse = after.coverage["src/durations/parse.py"]
+    # The loop the fix adds ran; the "missing unit" branch did not.
+    fixed = (example_repo / "src/durations/parse.py").read_text()
+    assert "for char in text" not in fixed  # the repository itself stays unpatched
+    loop, missing_unit = 14, 22  # "for char in text:" and the "missing unit" raise
+    assert loop in parse.statements and loop in parse.executed
+    assert missing_unit in parse.statements and missing_unit not in parse.executed
+    assert after.patches[1].method == "git apply"
+
+
+def test_patch_that_does_not_apply_is_a_result(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
+    broken = FIX.replace("-    unit = text[-1]", "-    unit = text[-2]")
+    run = run_tests(docker_client, example_env, snapshot, [Patch(broken, "fix.diff")])
+    assert not run.patches_applied
+    assert run.patches[0].name == "fix.diff" and not run.patches[0].applied
+    assert run.outcomes == {}
+
+
+def test_collection_error_and_outcome_kinds(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+) -> None:
+    snapshot = tiny_snapshot(
+        {
+            "tests/test_kinds.py": (
+                "import pytest\n\n"
+                "def test_ok():\n    assert True\n\n"
+                "def test_bad():\n    assert 1 == 2\n\n"
+                "@pytest.fixture\ndef broken():\n    raise RuntimeError('fixture')\n\n"
+                "def test_err(broken):\n    pass\n\n"
+                "@pytest.mark.skip(reason='no')\ndef test_skip():\n    pass\n\n"
+                "class TestGroup:\n    @pytest.mark.parametrize('n', [1, 2])\n"
+                "    def test_param(self, n):\n        assert n == 1\n"
+            ),
+            "tests/test_broken.py": "import not_a_module_anywhere\n\ndef test_never():\n    pass\n",
+        }
+    )
+    run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_kinds.py", "tests/test_broken.py::test_never"])
+    assert run.outcomes["tests/test_kinds.py::test_ok"] is Outcome.PASSED
+    assert run.outcomes["tests/test_kinds.py::test_bad"] is Outcome.FAILED
+    assert run.outcomes["tests/test_kinds.py::test_err"] is Outcome.ERROR
+    assert run.outcomes["tests/test_kinds.py::test_skip"] is Outcome.SKIPPED
+    assert run.outcomes["tests/test_kinds.py::TestGroup::test_param[1]"] is Outcome.PASSED
+    assert run.outcomes["tests/test_kinds.py::TestGroup::test_param[2]"] is Outcome.FAILED
+    assert run.outcomes["tests/test_broken.py"] is Outcome.ERROR
+    assert run.outcomes["tests/test_broken.py::test_never"] is Outcome.ERROR
+
+
+def test_changed_manifest_reinstalls_offline(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+) -> None:
+    from tests.conftest import TINY_PYPROJECT
+
+    snapshot = tiny_snapshot(
+        {
+            "pyproject.toml": TINY_PYPROJECT.replace('version = "1.0"', 'version = "2.0"'),
+            "tests/test_version.py": (
+                "from importlib.metadata import version\n\n"
+                "def test_version():\n    assert version('tiny') == '2.0'\n"
+            ),
+        }
+    )
+    run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_version.py"])
+    assert run.install_ok
+    assert run.outcomes == {"tests/test_version.py::test_version": Outcome.PASSED}
