@@ -30,7 +30,9 @@ _STYLE = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow
 def register(sub: Any) -> None:
     sandbox = sub.add_parser("sandbox", help="sandbox base images and container clean-up")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
-    build = sandbox_sub.add_parser("build", help="make sure the base image of a Python version exists")
+    build = sandbox_sub.add_parser(
+        "build", help="make sure the base image of a Python version exists"
+    )
     build.add_argument("--python", action="append", choices=sorted(DEBIAN_SUITES), default=None)
     build.set_defaults(handler=cmd_sandbox_build)
     reaper = sandbox_sub.add_parser("reap", help="remove sandbox containers past their deadline")
@@ -38,16 +40,28 @@ def register(sub: Any) -> None:
 
     env = sub.add_parser("env", help="environment images")
     env_sub = env.add_subparsers(dest="env_command", required=True)
-    env_build = env_sub.add_parser("build", help="build (or find) the environment image of a commit")
+    env_build = env_sub.add_parser(
+        "build", help="build (or find) the environment image of a commit"
+    )
     _add_env_arguments(env_build)
     env_build.add_argument("--json", action="store_true")
     env_build.set_defaults(handler=cmd_env_build)
 
     run = sub.add_parser("run-tests", help="run a commit's tests (plus patches) in the sandbox")
     _add_env_arguments(run)
-    run.add_argument("--patch", action="append", default=[], type=Path, help="a unified diff to apply (repeatable)")
-    run.add_argument("--test", action="append", default=[], help="a test id or file to run (repeatable)")
-    run.add_argument("--coverage", action="store_true", help="collect line coverage with coverage.py")
+    run.add_argument(
+        "--patch",
+        action="append",
+        default=[],
+        type=Path,
+        help="a unified diff to apply (repeatable)",
+    )
+    run.add_argument(
+        "--test", action="append", default=[], help="a test id or file to run (repeatable)"
+    )
+    run.add_argument(
+        "--coverage", action="store_true", help="collect line coverage with coverage.py"
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds")
     run.set_defaults(handler=cmd_run_tests)
@@ -56,8 +70,14 @@ def register(sub: Any) -> None:
 def _add_env_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", required=True, type=Path, help="a local git repository")
     parser.add_argument("--ref", default="HEAD", help="the commit to test (default HEAD)")
-    parser.add_argument("--env-ref", default=None, help="the trusted commit to build the environment from (default --ref)")
-    parser.add_argument("--spec", type=Path, default=None, help="an EnvSpec as JSON (default: detected)")
+    parser.add_argument(
+        "--env-ref",
+        default=None,
+        help="the trusted commit to build the environment from (default --ref)",
+    )
+    parser.add_argument(
+        "--spec", type=Path, default=None, help="an EnvSpec as JSON (default: detected)"
+    )
     parser.add_argument("--python", choices=sorted(DEBIAN_SUITES), default=None)
     parser.add_argument("--install", default=None, help="install command, run in the repository")
     parser.add_argument("--test-cmd", default=None, help="pytest command line")
@@ -95,10 +115,14 @@ def resolve_spec(args: argparse.Namespace, snapshot: RepoSnapshot) -> EnvSpec:
     return spec.model_copy(update=overrides) if overrides else spec
 
 
-def _environment(args: argparse.Namespace, settings: Settings) -> tuple[Any, RepoSnapshot, EnvImage]:
+def _environment(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[Any, RepoSnapshot, EnvImage]:
     client = connect()
     snapshot = RepoSnapshot.from_git(args.repo, args.ref, args.name)
-    trusted = RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else snapshot
+    trusted = (
+        RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else snapshot
+    )
     spec = resolve_spec(args, trusted)
     return client, snapshot, ensure_environment(client, spec, trusted, settings)
 
@@ -106,7 +130,15 @@ def _environment(args: argparse.Namespace, settings: Settings) -> tuple[Any, Rep
 def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
     _, _, env = _environment(args, settings)
     if args.json:
-        print(json.dumps({"image": env.tag, "spec": env.spec.model_dump(mode="json"), "skipped": list(env.skipped)}))
+        print(
+            json.dumps(
+                {
+                    "image": env.tag,
+                    "spec": env.spec.model_dump(mode="json"),
+                    "skipped": list(env.skipped),
+                }
+            )
+        )
     else:
         print(env.tag)
         for line in env.skipped:

@@ -84,7 +84,9 @@ def file_lock(settings: Settings, name: str) -> Iterator[None]:
 def ensure_base_image(client: docker.DockerClient, python: str, settings: Settings) -> str:
     """Make sure the base image for ``python`` exists and return its tag; quick when it does."""
     if python not in DEBIAN_SUITES:
-        raise ImageBuildError(f"unsupported Python version {python!r}; choose one of 3.9, 3.11, 3.13")
+        raise ImageBuildError(
+            f"unsupported Python version {python!r}; choose one of 3.9, 3.11, 3.13"
+        )
     tag = base_tag(python)
     if image_exists(client, tag):
         return tag

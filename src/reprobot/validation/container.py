@@ -82,7 +82,7 @@ def connect(base_url: str | None = None, timeout: float = 120.0) -> docker.Docke
     return client
 
 
-def _host_config(client: docker.DockerClient, spec: ContainerSpec) -> dict[str, Any]:
+def _host_config(client: docker.DockerClient, spec: ContainerSpec) -> Any:
     kwargs: dict[str, Any] = {
         "network_mode": spec.network,
         "read_only": spec.read_only,
@@ -101,8 +101,7 @@ def _host_config(client: docker.DockerClient, spec: ContainerSpec) -> dict[str, 
         kwargs["nano_cpus"] = int(spec.cpus * 1e9)
     if spec.pids:
         kwargs["pids_limit"] = spec.pids
-    config: dict[str, Any] = client.api.create_host_config(**kwargs)
-    return config
+    return client.api.create_host_config(**kwargs)
 
 
 def _raw_socket(sock: Any) -> socket.socket:
@@ -126,7 +125,7 @@ class _Reader(threading.Thread):
 
     def run(self) -> None:
         try:
-            for stream, chunk in frames_iter(self.sock, tty=False):
+            for stream, chunk in frames_iter(self.sock, tty=False):  # type: ignore[no-untyped-call]
                 self.total += len(chunk)
                 if self.total > self.cap:
                     self.capped = True
@@ -204,7 +203,7 @@ def run_container(
         # StdinOnce closes the container's stdin when the attached writer closes its side, which
         # is how the tar on stdin ends; the SDK's create_container does not expose it.
         config["StdinOnce"] = True
-        created = api.create_container_from_config(config)
+        created = api.create_container_from_config(config)  # type: ignore[no-untyped-call]
     except docker.errors.DockerException as exc:
         raise SandboxError(f"cannot create a container from {spec.image}: {exc}") from exc
     cid: str = created["Id"]
@@ -228,7 +227,7 @@ def run_container(
         timed_out = False
         exit_code: int | None = None
         try:
-            status = api.wait(cid, timeout=max(1.0, deadline - time.time()))
+            status = api.wait(cid, timeout=max(1, int(deadline - time.time())))
             exit_code = int(status.get("StatusCode", -1))
         except requests.exceptions.RequestException:
             timed_out = not killed.is_set()

@@ -70,7 +70,7 @@ def ensure_environment(
 ) -> EnvImage:
     """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once."""
     base = ensure_base_image(client, spec.python, settings)
-    base_id = client.images.get(base).id
+    base_id = client.images.get(base).id or base
     fingerprint = manifests_fingerprint(snapshot, spec)
     key = environment_key(spec, fingerprint, base_id)
     tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"

@@ -91,13 +91,15 @@ def detect_env_spec(snapshot: RepoSnapshot) -> EnvSpec:
     extra = next((e for e in _TEST_EXTRAS if e in extras), None)
     installable = bool({"pyproject.toml", "setup.py", "setup.cfg"} & files)
     install = (
-        f"python -m pip install -e '.[{extra}]'" if extra and installable
-        else "python -m pip install -e ." if installable
+        f"python -m pip install -e '.[{extra}]'"
+        if extra and installable
+        else "python -m pip install -e ."
+        if installable
         else "true"
     )
     requirements = next((r for r in _REQUIREMENT_CANDIDATES if r in files), None)
     return EnvSpec(
-        python=choose_python(requires, classifiers),  # type: ignore[arg-type]
+        python=choose_python(requires, classifiers),
         requirements=(requirements,) if requirements else (),
         install=install,
     )

@@ -22,7 +22,7 @@ _REQUIREMENTS_RE = re.compile(r"^(requirements[^/]*\.(txt|in)|requirements/[^/]+
 
 
 class EnvSpec(BaseModel):
-    """How to build the environment of one repository: Python, dependencies, install and test commands."""
+    """How to build a repository's environment: Python, dependencies, install and test commands."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -57,7 +57,7 @@ def manifests_fingerprint(snapshot: RepoSnapshot, spec: EnvSpec) -> str:
 
 
 def environment_key(spec: EnvSpec, fingerprint: str, base_id: str) -> str:
-    """The content hash that tags an environment image: spec, manifests, and the base it builds on."""
+    """The content hash tagging an environment image: spec, manifests and the base it builds on."""
     digest = hashlib.sha256()
     for part in (spec.canonical_json(), fingerprint, base_id):
         digest.update(part.encode() + b"\0")

@@ -8,8 +8,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.snapshot import RepoSnapshot
@@ -24,7 +24,10 @@ class Patch:
 
     @classmethod
     def from_file(cls, path: Path) -> Patch:
-        return cls(diff=Path(path).read_text(encoding="utf-8", errors="surrogateescape"), name=Path(path).name)
+        return cls(
+            diff=Path(path).read_text(encoding="utf-8", errors="surrogateescape"),
+            name=Path(path).name,
+        )
 
     def parsed(self) -> PatchSet | None:
         """The parsed diff, or None when it is not a well-formed unified diff."""

@@ -35,7 +35,9 @@ class IndexSettings:
         if self.timeout:
             env["PIP_DEFAULT_TIMEOUT"] = self.timeout
         if self.ca_bundle:
-            env.update({"PIP_CERT": ca_path, "SSL_CERT_FILE": ca_path, "REQUESTS_CA_BUNDLE": ca_path})
+            env.update(
+                {"PIP_CERT": ca_path, "SSL_CERT_FILE": ca_path, "REQUESTS_CA_BUNDLE": ca_path}
+            )
         return env
 
 

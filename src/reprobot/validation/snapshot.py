@@ -41,8 +41,16 @@ class RepoSnapshot:
     def from_git(cls, path: Path, ref: str, repo: str | None = None) -> RepoSnapshot:
         """Resolve ``ref`` in the git repository at ``path`` to a full commit sha."""
         path = Path(path).resolve()
-        sha = _git(path, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
-        if not sha:
+        if not (path / ".git").exists() and not (path / "HEAD").exists():
+            raise SnapshotError(f"{path} is not a git repository")
+        proc = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+        sha = proc.stdout.decode().strip()
+        if proc.returncode != 0 or not sha:
             raise SnapshotError(f"{ref!r} is not a commit in {path}")
         return cls(repo=repo or path.name, sha=sha, path=path)
 

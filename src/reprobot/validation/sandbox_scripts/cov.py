@@ -7,6 +7,6 @@ import sys
 
 sys.path.append("/opt/reprobot/tools")
 
-from coverage.cmdline import main  # noqa: E402
+from coverage.cmdline import main
 
 sys.exit(main())

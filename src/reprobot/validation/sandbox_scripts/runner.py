@@ -58,11 +58,12 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
         code, out = _run(["git", "apply", "--verbose", "--whitespace=nowarn", path], env, 120)
         method = "git apply"
         if code != 0:
-            # The same fallback as the SWE-bench harness: fuzzy context, but only when a dry run
-            # shows the whole patch applies, so a failed patch never leaves a half-patched tree.
-            dry, dry_out = _run(["patch", "--batch", "--dry-run", "--fuzz=5", "-p1", "-i", path], env, 120)
+            # The same fallback as the SWE-bench harness (fuzzy context), but only when a dry run
+            # shows the whole patch applies, so a failed patch never leaves a half-patched tree,
+            # and --forward, so that a patch that looks reversed is refused, never un-applied.
+            dry, dry_out = _run(["patch", "--batch", "--forward", "--dry-run", "--fuzz=5", "-p1", "-i", path], env, 120)
             if dry == 0:
-                code, fuzz_out = _run(["patch", "--batch", "--fuzz=5", "-p1", "-i", path], env, 120)
+                code, fuzz_out = _run(["patch", "--batch", "--forward", "--no-backup-if-mismatch", "--reject-file=-", "--fuzz=5", "-p1", "-i", path], env, 120)
                 out = out + b"\n" + fuzz_out
                 method = "patch --fuzz=5"
             else:

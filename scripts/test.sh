@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets the machine up, then runs the linters and the whole test suite (Docker tests included).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup.sh"
+cd "$root"
+printf '\n== ruff\n' >&2
+.venv/bin/ruff check src tests benchmarks
+printf '\n== mypy\n' >&2
+.venv/bin/mypy
+printf '\n== pytest\n' >&2
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
