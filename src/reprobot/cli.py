@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from reprobot import __version__
-from reprobot.bot import cli_sandbox
+from reprobot.bot import cli_sandbox, cli_verify
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.errors import ReprobotError
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_sandbox.register(sub)
+    cli_verify.register(sub)
     return parser
 
 

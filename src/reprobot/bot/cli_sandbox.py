@@ -43,12 +43,12 @@ def register(sub: Any) -> None:
     env_build = env_sub.add_parser(
         "build", help="build (or find) the environment image of a commit"
     )
-    _add_env_arguments(env_build)
+    add_env_arguments(env_build)
     env_build.add_argument("--json", action="store_true")
     env_build.set_defaults(handler=cmd_env_build)
 
     run = sub.add_parser("run-tests", help="run a commit's tests (plus patches) in the sandbox")
-    _add_env_arguments(run)
+    add_env_arguments(run)
     run.add_argument(
         "--patch",
         action="append",
@@ -67,9 +67,12 @@ def register(sub: Any) -> None:
     run.set_defaults(handler=cmd_run_tests)
 
 
-def _add_env_arguments(parser: argparse.ArgumentParser) -> None:
+def add_env_arguments(parser: argparse.ArgumentParser, ref_flag: str = "--ref") -> None:
+    """Options that locate a commit and the environment to test it in."""
     parser.add_argument("--repo", required=True, type=Path, help="a local git repository")
-    parser.add_argument("--ref", default="HEAD", help="the commit to test (default HEAD)")
+    parser.add_argument(
+        ref_flag, dest="ref", default="HEAD", help="the commit to test (default HEAD)"
+    )
     parser.add_argument(
         "--env-ref",
         default=None,

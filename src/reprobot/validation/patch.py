@@ -59,8 +59,7 @@ def applies_to(patches: list[Patch], snapshot: RepoSnapshot) -> bool:
     if snapshot.path is None:
         raise SnapshotError("checking patches needs a git snapshot")
     with tempfile.TemporaryDirectory(prefix="reprobot-apply-") as tmp:
-        # A scratch index and an empty HOME: nothing of the user's git setup takes part.
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "HOME": tmp}
+        env = _scratch_env(tmp)
         git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
         subprocess.run([*git, "read-tree", snapshot.sha], env=env, check=True, capture_output=True)
         for patch in patches:
@@ -74,3 +73,76 @@ def applies_to(patches: list[Patch], snapshot: RepoSnapshot) -> bool:
             if proc.returncode != 0:
                 return False
     return True
+
+
+def _scratch_env(tmp: str) -> dict[str, str]:
+    # A scratch index and an empty HOME: nothing of the user's git setup takes part.
+    return {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "HOME": tmp}
+
+
+def patched_sources(
+    snapshot: RepoSnapshot, patches: list[Patch], paths: list[str]
+) -> dict[str, bytes | None]:
+    """The content of ``paths`` after applying ``patches`` to the snapshot (None: absent).
+
+    Works in a scratch index, so no work tree is touched; the patched blobs are written to the
+    repository's object store as git does for any staged change.
+    """
+    if snapshot.path is None:
+        raise SnapshotError("reading patched files needs a git snapshot")
+    git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
+    out: dict[str, bytes | None] = {}
+    with tempfile.TemporaryDirectory(prefix="reprobot-patched-") as tmp:
+        env = _scratch_env(tmp)
+        subprocess.run([*git, "read-tree", snapshot.sha], env=env, check=True, capture_output=True)
+        for patch in patches:
+            proc = subprocess.run(
+                [*git, "apply", "--cached", "--whitespace=nowarn", "-"],
+                input=patch.diff.encode("utf-8", "surrogateescape"),
+                env=env,
+                capture_output=True,
+                check=False,
+            )
+            if proc.returncode != 0:
+                raise SnapshotError(
+                    f"{patch.name} does not apply to {snapshot.sha[:12]}: "
+                    f"{proc.stderr.decode('utf-8', 'replace').strip()}"
+                )
+        for path in paths:
+            proc = subprocess.run(
+                [*git, "cat-file", "blob", f":{path}"], env=env, capture_output=True, check=False
+            )
+            out[path] = proc.stdout if proc.returncode == 0 else None
+    return out
+
+
+def diff_between(base: RepoSnapshot, head: RepoSnapshot, name: str = "fix.diff") -> Patch:
+    """The patch that turns ``base``'s tree into ``head``'s (both in one local repository)."""
+    if base.path is None or head.path is None or base.path != head.path:
+        raise SnapshotError("a diff between two commits needs both in one local repository")
+    proc = subprocess.run(
+        [shutil.which("git") or "git", "-C", str(base.path), "diff", "--no-color", "--no-ext-diff",
+         "--binary", base.sha, head.sha],
+        capture_output=True,
+        check=False,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        raise SnapshotError(f"git diff {base.sha[:12]} {head.sha[:12]} failed: {proc.stderr!r}")
+    return Patch(diff=proc.stdout.decode("utf-8", "surrogateescape"), name=name)
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+def test_modules(patch: Patch) -> list[str]:
+    """The Python test modules a test patch touches (what a run of its tests selects)."""
+    out = []
+    for path in patch.files:
+        name = path.rsplit("/", 1)[-1]
+        if not name.endswith(".py") or name in ("conftest.py", "__init__.py"):
+            continue
+        in_test_dir = bool(_TEST_DIRS & set(path.split("/")[:-1]))
+        if name.startswith("test") or name.endswith("_test.py") or in_test_dir:
+            out.append(path)
+    return out

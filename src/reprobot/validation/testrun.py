@@ -41,6 +41,8 @@ class PatchResult:
 class TestRun:
     """Per-test outcomes of one run, with what is needed to explain them."""
 
+    __test__ = False  # not a pytest test class, whatever its name says
+
     outcomes: Mapping[str, Outcome]
     patches_applied: bool = True
     failures: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,176 @@
+"""``verify``: run a test patch on a base and on the fixed tree, and grade the two runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import docker
+
+from reprobot.validation.env_image import EnvImage
+from reprobot.validation.errors import SnapshotError
+from reprobot.validation.limits import RunLimits
+from reprobot.validation.patch import Patch, diff_between, patched_sources, test_modules
+from reprobot.validation.run import run_tests
+from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.testrun import TestRun
+from reprobot.validation.verdict import (
+    ChangeCoverage,
+    Transition,
+    change_coverage,
+    changed_lines,
+    is_success,
+    transitions,
+)
+
+Status = Literal["verified", "not_verified", "inconclusive"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the tests say about a fix."""
+
+    status: Status
+    success: bool
+    transitions: Mapping[str, Transition]
+    change_coverage: ChangeCoverage
+    before: TestRun
+    after: TestRun
+    base_sha: str
+    head_sha: str | None
+    fix: Patch
+    reasons: tuple[str, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in self.transitions.values():
+            out[t.kind] = out.get(t.kind, 0) + 1
+        return dict(sorted(out.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        """The command-line contract: success, transitions (id -> "F->P" ...), change_coverage."""
+        return {
+            "status": self.status,
+            "success": self.success,
+            "transitions": {k: t.kind for k, t in sorted(self.transitions.items())},
+            "change_coverage": self.change_coverage.ratio,
+            "coverage": self.change_coverage.to_json(),
+            "counts": self.counts(),
+            "reasons": list(self.reasons),
+            "base": self.base_sha,
+            "head": self.head_sha,
+            "before": _run_json(self.before),
+            "after": _run_json(self.after),
+        }
+
+
+def _run_json(run: TestRun) -> dict[str, Any]:
+    data = run.to_json()
+    data.pop("coverage", None)
+    return data
+
+
+def _problems(run: TestRun, side: str) -> list[str]:
+    problems = []
+    for patch in run.patches:
+        if not patch.applied:
+            problems.append(f"{patch.name} does not apply {side}")
+    if run.error:
+        problems.append(f"{side}: {run.error}")
+    if run.limits_hit:
+        problems.append(f"{side}: limits hit ({', '.join(sorted(run.limits_hit))})")
+    return problems
+
+
+def grade(
+    before: TestRun,
+    after: TestRun,
+    fix: Patch,
+    old_sources: Mapping[str, bytes | None],
+    new_sources: Mapping[str, bytes | None],
+    base_sha: str,
+    head_sha: str | None,
+    test_ids: Sequence[str] | None = None,
+) -> Verdict:
+    """Turn the two runs into a verdict (pure: no Docker, no git)."""
+    graded = transitions(before.outcomes, after.outcomes, test_ids)
+    # A module that failed to collect on one side only shows up as its file id; keep test ids.
+    if test_ids is None:
+        graded = {k: v for k, v in graded.items() if "::" in k} or graded
+    coverage = change_coverage(
+        changed_lines(fix), old_sources, new_sources, before.coverage, after.coverage
+    )
+    reasons = _problems(before, "before the fix") + _problems(after, "after the fix")
+    success = is_success(graded)
+    status: Status
+    if not before.patches_applied or not after.patches_applied or before.error or after.error:
+        status = "inconclusive"
+    elif not graded:
+        status = "inconclusive"
+        reasons.append("the tests reported no outcome")
+    else:
+        status = "verified" if success else "not_verified"
+    return Verdict(
+        status=status,
+        success=success and status == "verified",
+        transitions=graded,
+        change_coverage=coverage,
+        before=before,
+        after=after,
+        base_sha=base_sha,
+        head_sha=head_sha,
+        fix=fix,
+        reasons=tuple(reasons),
+    )
+
+
+def verify(
+    client: docker.DockerClient,
+    env: EnvImage,
+    base: RepoSnapshot,
+    tests: Patch,
+    fix: Patch | None = None,
+    head: RepoSnapshot | None = None,
+    test_ids: Sequence[str] | None = None,
+    limits: RunLimits | None = None,
+) -> Verdict:
+    """Run ``tests`` on ``base`` (R) and on the fixed tree (R with ``fix``, or ``head``), with
+    coverage, and grade the transitions of ``test_ids`` (default: every test the patch's test
+    modules hold)."""
+    if (fix is None) == (head is None):
+        raise ValueError("verify needs exactly one of fix and head")
+    selection = list(test_ids) if test_ids else test_modules(tests)
+    before = run_tests(client, env, base, [tests], selection, coverage=True, limits=limits)
+    if head is not None:
+        fix = diff_between(base, head)
+        after = run_tests(client, env, head, [tests], selection, coverage=True, limits=limits)
+    else:
+        assert fix is not None
+        after = run_tests(client, env, base, [tests, fix], selection, coverage=True, limits=limits)
+    changes = changed_lines(fix)
+    old_paths = [c.old_path for c in changes.values() if c.old_path]
+    old_sources = {p: base.read_file(p) for p in old_paths}
+    if head is not None:
+        new_sources = {p: head.read_file(p) for p in changes}
+    else:
+        new_sources = _patched_or_empty(base, fix, list(changes))
+    return grade(
+        before,
+        after,
+        fix,
+        old_sources,
+        new_sources,
+        base.sha,
+        head.sha if head else None,
+        test_ids,
+    )
+
+
+def _patched_or_empty(base: RepoSnapshot, fix: Patch, paths: list[str]) -> dict[str, bytes | None]:
+    try:
+        return patched_sources(base, [fix], paths)
+    except SnapshotError:
+        # The fix applied in the sandbox only with fuzz; without exact content, the added lines
+        # cannot be located, so they count as not executable rather than guessed.
+        return {}

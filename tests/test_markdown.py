@@ -1,0 +1,70 @@
+"""Markdown safety and the verdict comment body."""
+
+from __future__ import annotations
+
+from reprobot.bot.markdown import COMMENT_LIMIT, fence, inline_code, neutralize_mentions, trim
+from reprobot.bot.render_verdict import render_verdict
+from reprobot.validation.patch import Patch
+from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.validation.verify import grade
+
+
+def test_fence_cannot_be_closed_by_its_content() -> None:
+    text = "before\n```\n# not a heading\n````\nafter"
+    block = fence(text)
+    assert block.startswith("`````\n") and block.endswith("\n`````")
+    assert block.count("`````") == 2
+
+
+def test_mentions_are_neutralized() -> None:
+    assert neutralize_mentions("ping @octocat and @org/team, mail a@b") == (
+        "ping @\u200boctocat and @\u200borg/team, mail a@\u200bb"
+    )
+    assert "@\u200bevil" in fence("@evil")
+    assert inline_code("x`y @z") == "``x`y @\u200bz``"
+
+
+def test_trim_says_what_it_cut() -> None:
+    assert trim("abcdef", 10) == "abcdef"
+    assert trim("abcdef", 2) == "[... 4 characters cut ...]\nef"
+    assert trim("abcdef", 2, keep="head") == "ab\n[... 4 characters cut ...]"
+
+
+FIX = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+
+
+def test_verified_comment() -> None:
+    before = TestRun(
+        outcomes={"tests/t.py::test_a": Outcome.FAILED},
+        failures={"tests/t.py::test_a": "E  boom @ceo"},
+    )
+    after = TestRun(outcomes={"tests/t.py::test_a": Outcome.PASSED})
+    body = render_verdict(
+        grade(before, after, Patch(FIX), {"m.py": b"x = 1\n"}, {"m.py": b"x = 2\n"}, "a" * 40, None)
+    )
+    assert body.startswith(
+        "### ✅ Verified: 1 reproducing test fails before this change and passes with it"
+    )
+    assert "| fail → pass (reproduced, then fixed) | 1 |" in body
+    assert "`tests/t.py::test_a`" in body
+    assert "executable changed lines" in body
+    assert "@\u200bceo" in body and "@ceo" not in body
+    assert "<details>" in body and body.rstrip().endswith("</details>")
+
+
+def test_not_verified_comment_lists_the_broken_test() -> None:
+    before = TestRun(outcomes={"t.py::a": Outcome.FAILED, "t.py::b": Outcome.PASSED})
+    after = TestRun(outcomes={"t.py::a": Outcome.PASSED, "t.py::b": Outcome.FAILED})
+    body = render_verdict(grade(before, after, Patch(FIX), {}, {}, "b" * 40, "c" * 40))
+    assert body.startswith("### ❌ Not verified: 1 test fails with this change")
+    assert "**Tests failing with this change:**\n- `t.py::b`" in body
+    assert "head `cccccccccccc`" in body
+
+
+def test_huge_output_stays_under_the_limit() -> None:
+    ids = {f"tests/t.py::test_{i}_" + "x" * 200: Outcome.FAILED for i in range(2000)}
+    before = TestRun(outcomes=ids, failures={k: "y" * 5000 for k in ids})
+    after = TestRun(outcomes=dict.fromkeys(ids, Outcome.PASSED))
+    body = render_verdict(grade(before, after, Patch(FIX), {}, {}, "a" * 40, None))
+    assert len(body) <= COMMENT_LIMIT
+    assert "… and 1970 more" in body

@@ -1,0 +1,163 @@
+"""Grading runs into verdicts: transitions, success and change coverage, by hand-computed cases."""
+
+from __future__ import annotations
+
+from reprobot.validation.patch import Patch
+from reprobot.validation.testrun import FileCoverage, Outcome, TestRun
+from reprobot.validation.verdict import (
+    ChangedLines,
+    change_coverage,
+    changed_lines,
+    executable_lines,
+    is_success,
+    transitions,
+)
+from reprobot.validation.verify import grade
+
+P, F, E, S, M = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED, Outcome.MISSING
+
+
+def test_transition_kinds() -> None:
+    graded = transitions(
+        {"a": F, "b": P, "c": E, "d": P, "e": S}, {"a": P, "b": P, "c": P, "d": F, "f": P}
+    )
+    assert {k: t.kind for k, t in graded.items()} == {
+        "a": "F->P",
+        "b": "P->P",
+        "c": "E->P",
+        "d": "P->F",
+        "e": "S->E",
+        "f": "E->P",
+    }
+    assert [k for k, t in graded.items() if t.fail_to_pass] == ["a", "c", "f"]
+
+
+def test_success_needs_a_fail_to_pass_and_nothing_failing_after() -> None:
+    assert is_success(transitions({"a": F, "b": P}, {"a": P, "b": P}))
+    assert not is_success(transitions({"a": P}, {"a": P}))  # nothing reproduced
+    assert not is_success(transitions({"a": F, "b": P}, {"a": P, "b": F}))  # b broke
+    assert not is_success(transitions({"a": F, "b": F}, {"a": P, "b": F}))  # b still fails
+    assert not is_success(transitions({"a": F, "b": P}, {"a": P}))  # b went missing
+    assert is_success(transitions({"a": F, "b": S}, {"a": P, "b": S}))  # skipped is not failing
+    assert not is_success({})
+
+
+def test_selected_tests_limit_the_grading() -> None:
+    graded = transitions({"a": F, "b": P}, {"a": P, "b": F}, tests=["a"])
+    assert list(graded) == ["a"]
+    assert is_success(graded)
+
+
+DIFF = """\
+--- a/pkg/mod.py
++++ b/pkg/mod.py
+@@ -1,6 +1,7 @@
+ def f(x):
+-    if x:
+-        return 1
++    if x > 0:
++        return (1 +
++                0)
+     return 2
+ 
+ 
+@@ -10,3 +11,2 @@ def g():
+     a = 1
+-    b = 2
+     return a
+--- a/README.md
++++ b/README.md
+@@ -1 +1 @@
+-old
++new
+"""
+
+OLD = b"def f(x):\n    if x:\n        return 1\n    return 2\n\n\n# pad\n# pad\ndef g():\n    a = 1\n    b = 2\n    return a\n"
+NEW = (
+    b"def f(x):\n    if x > 0:\n        return (1 +\n                0)\n    return 2\n\n\n"
+    b"# pad\n# pad\n# pad\ndef g():\n    a = 1\n    return a\n"
+)
+
+
+def test_changed_lines_of_python_files_only() -> None:
+    changes = changed_lines(Patch(DIFF))
+    assert list(changes) == ["pkg/mod.py"]
+    assert changes["pkg/mod.py"].removed == {2, 3, 11}
+    assert changes["pkg/mod.py"].added == {2, 3, 4}
+
+
+def test_executable_lines_map_continuations_to_their_statement() -> None:
+    mapping = executable_lines(NEW)
+    assert mapping is not None
+    assert mapping[3] == 3 and mapping[4] == 3  # the two lines of one return statement
+    assert 8 not in mapping  # a comment
+    assert executable_lines(b"def broken(:\n") is None
+
+
+def test_change_coverage_by_hand() -> None:
+    changes = {
+        "pkg/mod.py": ChangedLines(
+            "pkg/mod.py", frozenset({2, 3, 11}), frozenset({2, 3, 4}), "pkg/mod.py"
+        )
+    }
+    # Before the fix the tests ran f with a falsy x: line 2 ran, line 3 did not; g never ran.
+    before = {
+        "pkg/mod.py": FileCoverage(frozenset({1, 2, 3, 4, 9, 10, 11, 12}), frozenset({1, 2, 4, 9}))
+    }
+    # After the fix they ran f with x > 0: lines 2 and 3 (and so its continuation 4) ran.
+    after = {"pkg/mod.py": FileCoverage(frozenset({1, 2, 3, 5, 11, 12, 13}), frozenset({1, 2, 3}))}
+    cc = change_coverage(changes, {"pkg/mod.py": OLD}, {"pkg/mod.py": NEW}, before, after)
+    [file] = cc.files
+    assert file.executable_removed == {2, 3, 11}
+    assert file.covered_removed == {2}
+    assert file.executable_added == {2, 3, 4}
+    assert file.covered_added == {2, 3, 4}
+    assert (cc.covered, cc.executable) == (4, 6)
+    assert cc.ratio == 4 / 6
+    assert file.uncovered == ["-3", "-11"]
+
+
+def test_change_coverage_with_reference_executable_lines() -> None:
+    changes = {
+        "pkg/mod.py": ChangedLines(
+            "pkg/mod.py", frozenset({2, 3, 11}), frozenset({2, 3, 4}), "pkg/mod.py"
+        )
+    }
+    cc = change_coverage(
+        changes,
+        {"pkg/mod.py": OLD},
+        {"pkg/mod.py": NEW},
+        None,
+        None,
+        executable_before={"pkg/mod.py": frozenset({2})},
+        executable_after={"pkg/mod.py": frozenset()},
+    )
+    assert (cc.covered, cc.executable) == (0, 1)
+
+
+def test_no_executable_change_gives_none() -> None:
+    changes = {"doc.py": ChangedLines("doc.py", frozenset(), frozenset({1}), "doc.py")}
+    cc = change_coverage(changes, {}, {"doc.py": b"# only a comment\n"}, None, None)
+    assert cc.ratio is None
+
+
+def _run(outcomes: dict[str, Outcome], applied: bool = True, error: str | None = None) -> TestRun:
+    return TestRun(outcomes=outcomes, patches_applied=applied, error=error)
+
+
+def test_grade_statuses() -> None:
+    fix = Patch(DIFF)
+    ok = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "base", None)
+    assert (ok.status, ok.success) == ("verified", True)
+    assert ok.to_json()["transitions"] == {"t::a": "F->P"}
+    bad = grade(
+        _run({"t::a": F, "t::b": P}), _run({"t::a": P, "t::b": F}), fix, {}, {}, "base", None
+    )
+    assert (bad.status, bad.success) == ("not_verified", False)
+    unapplied = grade(_run({}, applied=False), _run({"t::a": P}), fix, {}, {}, "base", None)
+    assert (unapplied.status, unapplied.success) == ("inconclusive", False)
+    died = grade(
+        _run({"t::a": F}), _run({}, error="the sandbox returned no result"), fix, {}, {}, "b", None
+    )
+    assert died.status == "inconclusive"
+    assert any("no result" in r for r in died.reasons)
