@@ -43,7 +43,9 @@ def git(repo: Path, *args: str) -> str:
         "HOME": str(repo),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
+    )
     return proc.stdout.strip()
 
 
@@ -93,7 +95,9 @@ def example_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def example_env(docker_client: docker.DockerClient, example_repo: Path, settings: Settings) -> EnvImage:
+def example_env(
+    docker_client: docker.DockerClient, example_repo: Path, settings: Settings
+) -> EnvImage:
     snapshot = RepoSnapshot.from_git(example_repo, "HEAD", "example/durations")
     spec = EnvSpec(python="3.11", install="python -m pip install -e '.[test]'")
     return ensure_environment(docker_client, spec, snapshot, settings)
@@ -104,7 +108,11 @@ def tiny_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A minimal installable project; tests add commits with the test files they need."""
     return make_repo(
         tmp_path_factory.mktemp("tiny") / "tiny",
-        {"pyproject.toml": TINY_PYPROJECT, "tiny/__init__.py": TINY_MODULE, "tests/__init__.py": ""},
+        {
+            "pyproject.toml": TINY_PYPROJECT,
+            "tiny/__init__.py": TINY_MODULE,
+            "tests/__init__.py": "",
+        },
     )
 
 

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.docker
 
 
 def _reprobot_containers(client: docker.DockerClient) -> list[str]:
-    return [c.id for c in client.containers.list(all=True, filters={"label": "reprobot.sandbox"})]
+    found = client.containers.list(all=True, filters={"label": "reprobot.sandbox"})
+    return [str(c.id) for c in found]
 
 
 def test_base_image_second_call_reuses_it(

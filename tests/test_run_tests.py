@@ -55,7 +55,9 @@ NEW_TEST = """\
 """
 
 
-def test_whole_suite_passes(docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path) -> None:
+def test_whole_suite_passes(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
     snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
     run = run_tests(docker_client, example_env, snapshot)
     assert run.error is None
@@ -70,7 +72,9 @@ def test_new_test_fails_before_and_passes_after_fix(
 ) -> None:
     snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
     test_id = "tests/test_multi.py::test_multi_unit"
-    before = run_tests(docker_client, example_env, snapshot, [Patch(NEW_TEST, "test.diff")], [test_id])
+    before = run_tests(
+        docker_client, example_env, snapshot, [Patch(NEW_TEST, "test.diff")], [test_id]
+    )
     assert before.outcomes == {test_id: Outcome.FAILED}
     assert "invalid literal for int()" in before.failures[test_id]
     after = run_tests(
@@ -124,7 +128,12 @@ def test_collection_error_and_outcome_kinds(
             "tests/test_broken.py": "import not_a_module_anywhere\n\ndef test_never():\n    pass\n",
         }
     )
-    run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_kinds.py", "tests/test_broken.py::test_never"])
+    run = run_tests(
+        docker_client,
+        tiny_env,
+        snapshot,
+        selection=["tests/test_kinds.py", "tests/test_broken.py::test_never"],
+    )
     assert run.outcomes["tests/test_kinds.py::test_ok"] is Outcome.PASSED
     assert run.outcomes["tests/test_kinds.py::test_bad"] is Outcome.FAILED
     assert run.outcomes["tests/test_kinds.py::test_err"] is Outcome.ERROR

@@ -72,7 +72,10 @@ DIFF = """\
 +new
 """
 
-OLD = b"def f(x):\n    if x:\n        return 1\n    return 2\n\n\n# pad\n# pad\ndef g():\n    a = 1\n    b = 2\n    return a\n"
+OLD = (
+    b"def f(x):\n    if x:\n        return 1\n    return 2\n\n\n"
+    b"# pad\n# pad\ndef g():\n    a = 1\n    b = 2\n    return a\n"
+)
 NEW = (
     b"def f(x):\n    if x > 0:\n        return (1 +\n                0)\n    return 2\n\n\n"
     b"# pad\n# pad\n# pad\ndef g():\n    a = 1\n    return a\n"

@@ -6,6 +6,8 @@ import configparser
 import re
 import tomllib
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from reprobot.validation.envspec import SUPPORTED_PYTHONS, EnvSpec
 from reprobot.validation.snapshot import RepoSnapshot
 
@@ -28,7 +30,12 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 
 def choose_python(requires_python: str, classifiers: list[str]) -> str:
-    """The newest supported Python the project admits: classifiers first, then requires-python."""
+    """A supported Python for the project.
+
+    The newest one its classifiers list; without classifiers, 3.11 when ``requires-python``
+    admits it (a middle version: old pins still find wheels, new syntax still parses), else the
+    newest one it admits.
+    """
     listed = {
         m.group(1)
         for c in classifiers
@@ -41,13 +48,14 @@ def choose_python(requires_python: str, classifiers: list[str]) -> str:
         newest = max(listed, key=_version_tuple)
         older = [v for v in SUPPORTED_PYTHONS if _version_tuple(v) <= _version_tuple(newest)]
         return older[-1] if older else SUPPORTED_PYTHONS[0]
-    upper = re.search(r"<\s*=?\s*(3\.\d+)", requires_python or "")
-    if upper:
-        bound = _version_tuple(upper.group(1))
-        allowed = [v for v in SUPPORTED_PYTHONS if _version_tuple(v) < bound]
-        if allowed:
-            return allowed[-1]
-    return "3.11"
+    try:
+        admitted = SpecifierSet(requires_python or "")
+    except InvalidSpecifier:
+        return "3.11"
+    allowed = [v for v in SUPPORTED_PYTHONS if admitted.contains(v + ".0", prereleases=True)]
+    if "3.11" in allowed or not allowed:
+        return "3.11"
+    return allowed[-1]
 
 
 def _pyproject(snapshot: RepoSnapshot) -> dict[str, object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -26,7 +27,10 @@ def _module_file(dotted: str, repo_files: Collection[str]) -> tuple[str, list[st
 def node_id(classname: str, name: str, file: str | None, repo_files: Collection[str]) -> str:
     """Rebuild pytest's node id from a JUnit test case."""
     if not classname:
-        # A collection error: pytest reports the module's node id with "/" turned into ".".
+        # A collection error: pytest reports the module's node id with "/" turned into ".";
+        # the file attribute, when there, says which dots were slashes.
+        if file and file.endswith(".py"):
+            return file
         found = _module_file(name, repo_files)
         return found[0] if found else name.replace(".", "/") + ".py"
     if file and file.endswith(".py"):
@@ -50,13 +54,23 @@ def _cases(xml: JUnitXml | TestSuite) -> Iterator[Any]:
         yield from suite
 
 
+def _load(data: bytes) -> JUnitXml | TestSuite:
+    # Bytes first: the document declares its own encoding, which lxml refuses in a str. Output
+    # that is not valid in that encoding is read again as text with the bad bytes replaced.
+    try:
+        return JUnitXml.fromstring(data)
+    except SyntaxError:  # xml.etree's ParseError and lxml's XMLSyntaxError both derive from it
+        text = data.decode("utf-8", "replace")
+        return JUnitXml.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", text))
+
+
 def parse_junit(
     data: bytes, repo_files: Collection[str]
 ) -> tuple[dict[str, Outcome], dict[str, str]]:
     """Outcomes and failure details per node id. A test reported twice (a failing call and an
     erroring teardown) keeps its worst outcome. xfail counts as passed, as pytest's exit status
     and the SWE-bench harness count it."""
-    xml = JUnitXml.fromstring(data.decode("utf-8", "replace"))
+    xml = _load(data)
     outcomes: dict[str, Outcome] = {}
     details: dict[str, str] = {}
     for case in _cases(xml):

@@ -41,21 +41,30 @@ class IndexSettings:
         return env
 
 
+# pip's own precedence: environment variables over site, user and global config files.
+_SCOPE_RANK = {":env:": 3, "site": 2, "user": 1, "global": 0}
+
+
 def parse_pip_config_list(text: str) -> dict[str, str]:
-    """Parse ``pip config list`` output (``scope.key='value'`` lines) into key -> value."""
-    values: dict[str, str] = {}
+    """Parse ``pip config list`` output (``scope.key='value'`` lines) into key -> value, the
+    value of the scope pip itself would use winning."""
+    values: dict[str, tuple[int, str]] = {}
     for line in text.splitlines():
         if "=" not in line:
             continue
         name, _, raw = line.partition("=")
-        key = name.rsplit(".", 1)[-1].strip()
-        values[key] = raw.strip().strip("'\"")
-    return values
+        scope, _, key = name.strip().rpartition(".")
+        rank = _SCOPE_RANK.get(scope, 0)
+        if key not in values or rank >= values[key][0]:
+            values[key] = (rank, raw.strip().strip("'\""))
+    return {k: v for k, (_, v) in values.items()}
 
 
 def _remote_only(urls: str) -> tuple[str, ...]:
+    # A multi-line value (several URLs in pip.conf) comes back with literal "\n" separators.
+    words = urls.replace("\\n", " ").split()
     # file:// indexes and plain folders are host paths a container cannot (and must not) see.
-    return tuple(u for u in urls.split() if u.startswith(("http://", "https://")))
+    return tuple(u for u in words if u.startswith(("http://", "https://")))
 
 
 def host_index_settings(settings: Settings) -> IndexSettings:

@@ -105,8 +105,9 @@ class RepoSnapshot:
 
 
 def _strip_top(name: str) -> str:
-    parts = name.split("/", 1)
-    return parts[1] if len(parts) == 2 else parts[0]
+    """The path below the tarball's single top-level folder ("" for the folder itself)."""
+    parts = name.strip("/").split("/", 1)
+    return parts[1] if len(parts) == 2 else ""
 
 
 def _tar_read(tarball: Path, relpath: str) -> bytes | None:

@@ -86,7 +86,8 @@ def build_requires() -> list[str]:
     section = re.search(r"^\[build-system\](.*?)(?=^\[|\Z)", text, re.S | re.M)
     if not section:
         return ["setuptools", "wheel"]
-    requires = re.search(r"requires\s*=\s*\[(.*?)\]", section.group(1), re.S)
+    # Quoted strings may hold brackets (extras such as "setuptools_scm[toml]").
+    requires = re.search(r"""requires\s*=\s*\[((?:[^\]"']|"[^"]*"|'[^']*')*)\]""", section.group(1), re.S)
     if not requires:
         return []
     return re.findall(r"""["']([^"']+)["']""", requires.group(1))

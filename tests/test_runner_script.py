@@ -1,0 +1,271 @@
+"""Pure functions of the in-container scripts: runner.split_command, runner.pytest_argv,
+env_build.build_requires, and the build-result line env_image reads back."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from reprobot.validation import sandbox_scripts
+from reprobot.validation.env_image import parse_build_result
+
+SCRIPTS = Path(sandbox_scripts.__file__).parent
+
+
+def _load(name: str) -> ModuleType:
+    """Load an in-container script by path, as a module of its own (it is never imported)."""
+    spec = importlib.util.spec_from_file_location(f"reprobot_test_{name}", SCRIPTS / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+runner = _load("runner")
+env_build = _load("env_build")
+
+TAIL = [
+    "--junitxml=/work/out/junit.xml",
+    "-o",
+    "junit_family=xunit1",
+    "--tb=short",
+    "-p",
+    "no:cacheprovider",
+    "--continue-on-collection-errors",
+]
+COVERAGE_HEAD = [
+    sys.executable,
+    "/work/.reprobot/cov.py",
+    "run",
+    "--data-file=/work/out/.coverage",
+    "--include=/work/repo/*",
+    "-m",
+    "pytest",
+]
+
+
+# --- split_command --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "words"),
+    [
+        ("pytest", {}, ["pytest"]),
+        ("pytest -x tests", {}, ["pytest", "-x", "tests"]),
+        (
+            "DJANGO_SETTINGS_MODULE=app.settings PYTHONHASHSEED=0 pytest tests",
+            {"DJANGO_SETTINGS_MODULE": "app.settings", "PYTHONHASHSEED": "0"},
+            ["pytest", "tests"],
+        ),
+        ("FOO='a b' pytest -k 'not slow'", {"FOO": "a b"}, ["pytest", "-k", "not slow"]),
+        ('FOO="x=y" python -m pytest', {"FOO": "x=y"}, ["python", "-m", "pytest"]),
+        ("EMPTY= pytest", {"EMPTY": ""}, ["pytest"]),
+        # Assignments after the command are the command's own arguments.
+        ("pytest A=1", {}, ["pytest", "A=1"]),
+        ("pytest --rootdir=/x", {}, ["pytest", "--rootdir=/x"]),
+        # Not names of variables: left in place.
+        ("1X=2 pytest", {}, ["1X=2", "pytest"]),
+        ("--opt=1 pytest", {}, ["--opt=1", "pytest"]),
+        ("A-B=1 pytest", {}, ["A-B=1", "pytest"]),
+        ("A=1", {"A": "1"}, []),
+        ("", {}, []),
+    ],
+)
+def test_split_command(command: str, env: dict[str, str], words: list[str]) -> None:
+    assert runner.split_command(command) == (env, words)
+
+
+def test_split_command_later_assignment_wins() -> None:
+    assert runner.split_command("A=1 A=2 pytest") == ({"A": "2"}, ["pytest"])
+
+
+def test_split_command_rejects_unbalanced_quotes() -> None:
+    with pytest.raises(ValueError, match="quotation"):
+        runner.split_command("pytest -k 'oops")
+
+
+# --- pytest_argv ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("words", "rest"),
+    [
+        (["pytest"], []),
+        (["pytest", "-x", "tests/unit"], ["-x", "tests/unit"]),
+        (["py.test", "-q"], ["-q"]),
+        (["/usr/local/bin/pytest", "-q"], ["-q"]),
+        (["python", "-m", "pytest", "-k", "not slow"], ["-k", "not slow"]),
+        (["python3.11", "-m", "pytest"], []),
+        (["/opt/venv/bin/python", "-m", "pytest", "tests"], ["tests"]),
+    ],
+)
+def test_pytest_argv_without_coverage(words: list[str], rest: list[str]) -> None:
+    assert runner.pytest_argv(words, False) == [sys.executable, "-m", "pytest", *rest, *TAIL]
+
+
+@pytest.mark.parametrize(
+    ("words", "rest"),
+    [
+        (["pytest", "-x"], ["-x"]),
+        (["python", "-m", "pytest", "tests"], ["tests"]),
+    ],
+)
+def test_pytest_argv_with_coverage(words: list[str], rest: list[str]) -> None:
+    assert runner.pytest_argv(words, True) == [*COVERAGE_HEAD, *rest, *TAIL]
+
+
+def test_pytest_argv_ours_come_last() -> None:
+    # The project's own --tb=no and junit_family must lose against ours.
+    argv = runner.pytest_argv(["pytest", "--tb=no", "-o", "junit_family=xunit2"], False)
+    assert argv.index("--tb=short") > argv.index("--tb=no")
+    assert argv.index("junit_family=xunit1") > argv.index("junit_family=xunit2")
+
+
+def test_pytest_argv_does_not_change_its_input() -> None:
+    words = ["pytest", "-x"]
+    runner.pytest_argv(words, True)
+    assert words == ["pytest", "-x"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["tox"],
+        ["python", "-m", "unittest"],
+        ["python", "runtests.py"],
+        ["nosetests"],
+        ["pytest-3"],
+        ["python", "-m"],
+        ["make", "test"],
+    ],
+)
+def test_pytest_argv_unsupported(words: list[str]) -> None:
+    with pytest.raises(SystemExit, match="unsupported test command"):
+        runner.pytest_argv(words, False)
+
+
+def test_split_then_argv_round_trip() -> None:
+    env, words = runner.split_command("CI=1 python -m pytest -p no:randomly 'tests/a b.py'")
+    assert env == {"CI": "1"}
+    assert runner.pytest_argv(words, False) == [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:randomly",
+        "tests/a b.py",
+        *TAIL,
+    ]
+
+
+# --- env_build.build_requires ---------------------------------------------------------------
+
+
+@pytest.fixture
+def repo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(env_build, "REPO", str(tmp_path))
+    return tmp_path
+
+
+def test_build_requires_without_pyproject(repo_dir: Path) -> None:
+    assert env_build.build_requires() == ["setuptools", "wheel"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '[build-system]\nrequires = ["setuptools>=61", "wheel"]\n'
+            'build-backend = "setuptools.build_meta"\n',
+            ["setuptools>=61", "wheel"],
+        ),
+        (
+            "[project]\nname = 'x'\ndependencies = ['requests']\n\n"
+            "[build-system]\nrequires = [\n    'hatchling>=1.21',\n    \"hatch-vcs\",\n]\n"
+            "build-backend = 'hatchling.build'\n\n[tool.hatch.version]\nsource = 'vcs'\n",
+            ["hatchling>=1.21", "hatch-vcs"],
+        ),
+        (
+            '[build-system]\nrequires = ["flit_core >=3.2,<4"]\n'
+            'build-backend = "flit_core.buildapi"\n',
+            ["flit_core >=3.2,<4"],
+        ),
+        (
+            "[build-system]\nrequires = []\n",
+            [],
+        ),
+        # A build-system table without requires: nothing to install.
+        (
+            '[build-system]\nbuild-backend = "setuptools.build_meta"\n\n'
+            '[tool.other]\nrequires = ["not-this"]\n',
+            [],
+        ),
+        # No build-system table: pip's legacy default.
+        (
+            '[project]\nname = "x"\n\n[tool.black]\nline-length = 100\n',
+            ["setuptools", "wheel"],
+        ),
+        # A requires of another table before the build-system table does not count.
+        (
+            '[tool.poetry]\nrequires = ["decoy"]\n\n'
+            '[build-system]\nrequires = ["poetry-core>=1.0.0"]\n'
+            'build-backend = "poetry.core.masonry.api"\n',
+            ["poetry-core>=1.0.0"],
+        ),
+        (
+            '[build-system]\nrequires=["maturin>=1.4,<2.0"]\nbuild-backend="maturin"\n',
+            ["maturin>=1.4,<2.0"],
+        ),
+    ],
+)
+def test_build_requires(repo_dir: Path, text: str, expected: list[str]) -> None:
+    (repo_dir / "pyproject.toml").write_text(text)
+    assert env_build.build_requires() == expected
+
+
+def test_build_requires_with_extras(repo_dir: Path) -> None:
+    # The usual setuptools_scm form (pytest's own pyproject.toml has it): the brackets of an
+    # extra sit inside the requires list.
+    (repo_dir / "pyproject.toml").write_text(
+        "[build-system]\n"
+        'requires = ["setuptools>=61", "setuptools_scm[toml]>=6.2.3", "wheel"]\n'
+        'build-backend = "setuptools.build_meta"\n'
+    )
+    assert env_build.build_requires() == ["setuptools>=61", "setuptools_scm[toml]>=6.2.3", "wheel"]
+
+
+# --- the build's last line, as env_image reads it --------------------------------------------
+
+
+def test_finish_line_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
+    result: dict[str, object] = {
+        "ok": True,
+        "skipped": ["requirements.txt: bad==1"],
+        "editable": True,
+    }
+    print("+ python -m pip install -e .")
+    env_build.finish(result)
+    out = capsys.readouterr().out.encode()
+    assert parse_build_result(out) == result
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        (b"", None),
+        (b"+ pip install\nCollecting x\n", None),
+        (b'REPROBOT-RESULT {"ok": false}\nlater noise\n', {"ok": False}),
+        (b'REPROBOT-RESULT {"ok": false}\nREPROBOT-RESULT {"ok": true}\n', {"ok": True}),
+        (b"REPROBOT-RESULT not json\n", None),
+        (b"REPROBOT-RESULT [1, 2]\n", None),
+        (b'pip\r\nREPROBOT-RESULT {"ok": true, "error": null}\r\n', {"ok": True, "error": None}),
+    ],
+)
+def test_parse_build_result(log: bytes, expected: dict[str, object] | None) -> None:
+    assert parse_build_result(log) == expected
