@@ -88,3 +88,13 @@ def test_failed_build_names_its_log(
     log = info.value.log_path.read_text()
     assert "installing" in log
     assert "the install command failed" in str(info.value)
+
+
+def test_images_keep_no_build_settings(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, settings: Settings
+) -> None:
+    # The build containers saw the host's index settings; the committed images must not.
+    for tag in (ensure_base_image(docker_client, "3.11", settings), tiny_env.tag):
+        env = docker_client.images.get(tag).attrs["Config"]["Env"] or []
+        leaked = [e for e in env if e.startswith(("PIP_", "SSL_CERT", "REQUESTS_CA"))]
+        assert leaked == [], tag

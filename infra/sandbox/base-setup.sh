@@ -3,6 +3,8 @@
 # Reprobot sandbox base image. Runs as root with network, inside a build container; the files it
 # installs arrive in /run/reprobot.
 set -eu
+# The host's package-index settings, exported for this script only.
+if [ -f /run/reprobot/pip.env ]; then set -a; . /run/reprobot/pip.env; set +a; fi
 if ! command -v git >/dev/null || ! command -v patch >/dev/null || ! command -v gcc >/dev/null; then
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git patch gcc libc6-dev ca-certificates

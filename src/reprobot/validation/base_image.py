@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -163,12 +164,16 @@ def _setup_base(
     }
     if index.ca_bundle:
         payload["reprobot/ca.pem"] = index.ca_bundle
+    # Index settings go in a file on the /run tmpfs, not in the container's environment, which
+    # the committed image would keep.
+    payload["reprobot/pip.env"] = "".join(
+        f"{k}={shlex.quote(v)}\n" for k, v in index.environment(_CA_PATH).items()
+    ).encode()
     spec = ContainerSpec(
         image=source,
         command=["/bin/sh", "-c", "tar -x -f - -C /run && exec sh /run/reprobot/base-setup.sh"],
         purpose="build-base",
         user="0",
-        environment=index.environment(_CA_PATH),
         network="host",
         read_only=False,
         tmpfs={"/run": "rw,exec,size=64m"},

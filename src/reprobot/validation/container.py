@@ -126,11 +126,17 @@ class _Reader(threading.Thread):
     def run(self) -> None:
         try:
             for stream, chunk in frames_iter(self.sock, tty=False):  # type: ignore[no-untyped-call]
+                if self.capped:
+                    # Past the cap, keep draining (and dropping) until the container is gone:
+                    # while its attached client stops reading, the engine can neither kill nor
+                    # remove the container, and the run would hang.
+                    continue
                 self.total += len(chunk)
                 if self.total > self.cap:
                     self.capped = True
-                    self.on_cap()
-                    return
+                    # In its own thread: the kill returns only once the output is drained.
+                    threading.Thread(target=self.on_cap, daemon=True).start()
+                    continue
                 if self.sink is not None:
                     self.sink.write(chunk)
                 elif stream == _STDOUT:
@@ -259,6 +265,25 @@ def run_container(
             api.remove_container(cid, force=True, v=True)
 
 
+def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None:
+    """Remove a container; when another process is already removing it, wait until it is gone."""
+    try:
+        client.api.remove_container(cid, force=True, v=True)
+        return
+    except docker.errors.NotFound:
+        return
+    except docker.errors.APIError as exc:
+        if exc.status_code != 409:
+            raise
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            client.api.inspect_container(cid)
+        except docker.errors.NotFound:
+            return
+        time.sleep(0.2)
+
+
 def reap(client: docker.DockerClient, now: float | None = None) -> list[str]:
     """Remove every Reprobot container whose deadline has passed; return their ids."""
     now = time.time() if now is None else now
@@ -270,7 +295,6 @@ def reap(client: docker.DockerClient, now: float | None = None) -> list[str]:
         except ValueError:
             expired = True
         if expired:
-            with contextlib.suppress(docker.errors.NotFound):
-                client.api.remove_container(container["Id"], force=True, v=True)
-                removed.append(container["Id"])
+            _remove(client, container["Id"])
+            removed.append(container["Id"])
     return removed

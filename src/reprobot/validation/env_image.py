@@ -110,6 +110,9 @@ def _build(
         "pre_install": list(spec.pre_install),
         "install": spec.install,
         "env": spec.env,
+        # Index settings travel in the job file on a tmpfs, not in the container's environment:
+        # a committed image keeps its build container's environment, and must not keep these.
+        "pip_env": index.environment(_CA_PATH),
     }
     payload = {
         "run/reprobot/build.json": json.dumps(job).encode(),
@@ -117,7 +120,7 @@ def _build(
     }
     if index.ca_bundle:
         payload["run/reprobot/ca.pem"] = index.ca_bundle
-    environment = {**index.environment(_CA_PATH), **spec.env, "PATH": VENV_PATH}
+    environment = {**spec.env, "PATH": VENV_PATH}
     container_spec = ContainerSpec(
         image=base,
         # -i: the tree's tar and the payload's tar arrive back to back on stdin.

@@ -113,6 +113,7 @@ def run_tests(
         "timeout_s": max(10.0, limits.timeout_s - 30.0),
     }
     environment = {
+        **_blank_build_settings(client, env.tag),
         "HOME": "/work/home",
         "LANG": "C.UTF-8",
         "REPROBOT_REINSTALL": "1" if reinstall else "0",
@@ -126,6 +127,17 @@ def run_tests(
         output_cap_bytes=limits.output_cap_bytes,
     )
     return _to_testrun(result, _read_results(result.stdout), snapshot, selection, bool(patches))
+
+
+def _blank_build_settings(client: docker.DockerClient, image: str) -> dict[str, str]:
+    """Empty values for the image's PIP_* variables.
+
+    An environment image keeps the environment of the build that committed it, and that build
+    had the host's index settings, credentials in index URLs included; a run must not see them.
+    """
+    config = client.images.get(image).attrs.get("Config") or {}
+    names = (item.partition("=")[0] for item in config.get("Env") or [])
+    return {name: "" for name in names if name.startswith("PIP_")}
 
 
 def _limits_hit(result: ContainerResult) -> frozenset[str]:

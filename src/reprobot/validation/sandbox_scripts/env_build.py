@@ -113,6 +113,7 @@ def main() -> None:
     with open("/run/reprobot/build.json") as fh:
         job = json.load(fh)
     env = dict(os.environ)
+    env.update(job.get("pip_env", {}))
     env.update(job.get("env", {}))
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []

@@ -40,7 +40,10 @@ def _run(argv: list[str], env: dict[str, str], timeout: float, log_path: str | N
         proc = subprocess.run(
             argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, check=False
         )
-        return proc.returncode, proc.stdout or b""
+        # A process killed by a signal (the OOM killer's SIGKILL) reports 128 + signal, as a shell
+        # does, so that -9 means only this runner's timeout.
+        code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        return code, proc.stdout or b""
     except subprocess.TimeoutExpired as exc:
         return -9, exc.stdout or b""
     except OSError as exc:
