@@ -969,11 +969,12 @@ def test_reaper_removes_what_a_crashed_host_left(
 ) -> None:
     now = int(time.time())
     tag = uuid.uuid4().hex[:12]
+    created: list[str] = []
 
-    def leftover(deadline: str | None) -> str:
-        labels = {LABEL: "1", LABEL_PURPOSE: f"hardening-{tag}"}
-        if deadline is not None:
-            labels[LABEL_DEADLINE] = deadline
+    def leftover(deadline: str) -> str:
+        # Every label is set: a container inherits its image's labels, and images committed
+        # from a build container carry that container's reprobot.* labels.
+        labels = {LABEL: "1", LABEL_PURPOSE: f"hardening-{tag}", LABEL_DEADLINE: deadline}
         container = docker_client.containers.run(
             tiny_env.tag,
             ["sleep", "600"],
@@ -983,18 +984,19 @@ def test_reaper_removes_what_a_crashed_host_left(
             user=SANDBOX_USER,
             init=True,
         )
+        created.append(str(container.id))
         return str(container.id)
 
-    expired = leftover(str(now - 5))
-    garbled = leftover("not-a-time")
-    undated = leftover(None)
-    live = leftover(str(now + 600))
     try:
+        expired = leftover(str(now - 5))
+        garbled = leftover("not-a-time")
+        blank = leftover("")
+        live = leftover(str(now + 600))
         assert docker_client.containers.get(live).status == "running"
         removed = reap(docker_client)
         assert live not in removed
         # (A run elsewhere on this engine may have reaped some of them first: run_tests reaps.)
-        for cid in (expired, garbled, undated):
+        for cid in (expired, garbled, blank):
             assert not _exists(docker_client, cid)
         # A run still within its deadline is left alone ...
         assert docker_client.containers.get(live).status == "running"
@@ -1002,7 +1004,7 @@ def test_reaper_removes_what_a_crashed_host_left(
         assert live in reap(docker_client, now=now + 601)
         assert not _exists(docker_client, live)
     finally:
-        for cid in (expired, garbled, undated, live):
+        for cid in created:
             with contextlib.suppress(docker.errors.NotFound):
                 docker_client.api.remove_container(cid, force=True)
 
