@@ -23,17 +23,15 @@ import ast
 import json
 import re
 import shlex
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reprobot.validation.envspec import SUPPORTED_PYTHONS, EnvSpec
-from reprobot.validation.errors import ReprobotError, SnapshotError
+from reprobot.validation.errors import ReprobotError
 from reprobot.validation.patch import Patch
+from reprobot.validation.patch import patched_sources as validation_patched_sources
 from reprobot.validation.snapshot import RepoSnapshot
 from reprobot.validation.testrun import Outcome
 
@@ -374,35 +372,9 @@ def fails(outcome: Outcome) -> bool:
 
 
 def patched_sources(snapshot: RepoSnapshot, patch: Patch, paths: Iterable[str]) -> dict[str, str]:
-    """The text of ``paths`` in ``snapshot``'s tree after ``patch`` (files it deletes are left out).
-
-    Works in a scratch index, so the repository's work tree and index stay untouched."""
-    if snapshot.path is None:
-        raise SnapshotError("reading patched files needs a git snapshot")
-    with tempfile.TemporaryDirectory(prefix="reprobot-bench-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "HOME": tmp}
-        git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
-        subprocess.run([*git, "read-tree", snapshot.sha], env=env, check=True, capture_output=True)
-        proc = subprocess.run(
-            [*git, "apply", "--cached", "--whitespace=nowarn", "-"],
-            input=patch.diff.encode("utf-8", "surrogateescape"),
-            env=env,
-            capture_output=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            raise SnapshotError(
-                f"{patch.name} does not apply to {snapshot.sha[:12]}: "
-                f"{proc.stderr.decode('utf-8', 'replace').strip()}"
-            )
-        out = {}
-        for path in paths:
-            shown = subprocess.run(
-                [*git, "show", f":{path}"], env=env, capture_output=True, check=False
-            )
-            if shown.returncode == 0:
-                out[path] = shown.stdout.decode("utf-8", "replace")
-        return out
+    """The text of ``paths`` after ``patch`` (files it deletes are left out)."""
+    blobs = validation_patched_sources(snapshot, [patch], list(paths))
+    return {p: b.decode("utf-8", "replace") for p, b in blobs.items() if b is not None}
 
 
 def patched_file_list(snapshot: RepoSnapshot, patch: Patch) -> set[str]:

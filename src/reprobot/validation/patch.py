@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,28 +58,39 @@ class Patch:
 
 def applies_to(patches: list[Patch], snapshot: RepoSnapshot) -> bool:
     """Whether ``patches`` apply in order to the snapshot's tree (checked in a scratch index)."""
+    with _scratch_index(snapshot) as (git, env):
+        return _apply_cached(git, env, patches, snapshot) is None
+
+
+@contextlib.contextmanager
+def _scratch_index(snapshot: RepoSnapshot) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """A git command prefix and environment whose index is a scratch copy of the snapshot's tree."""
     if snapshot.path is None:
-        raise SnapshotError("checking patches needs a git snapshot")
-    with tempfile.TemporaryDirectory(prefix="reprobot-apply-") as tmp:
-        env = _scratch_env(tmp)
-        git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
+        raise SnapshotError("patching in a scratch index needs a git snapshot")
+    git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
+    with tempfile.TemporaryDirectory(prefix="reprobot-index-") as tmp:
+        # A scratch index and an empty HOME: nothing of the user's git setup takes part.
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "HOME": tmp}
         subprocess.run([*git, "read-tree", snapshot.sha], env=env, check=True, capture_output=True)
-        for patch in patches:
-            proc = subprocess.run(
-                [*git, "apply", "--cached", "--whitespace=nowarn", "-"],
-                input=patch.diff.encode("utf-8", "surrogateescape"),
-                env=env,
-                capture_output=True,
-                check=False,
-            )
-            if proc.returncode != 0:
-                return False
-    return True
+        yield git, env
 
 
-def _scratch_env(tmp: str) -> dict[str, str]:
-    # A scratch index and an empty HOME: nothing of the user's git setup takes part.
-    return {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "HOME": tmp}
+def _apply_cached(
+    git: list[str], env: dict[str, str], patches: list[Patch], snapshot: RepoSnapshot
+) -> str | None:
+    """Apply ``patches`` to the scratch index in order; the first failure's message, or None."""
+    for patch in patches:
+        proc = subprocess.run(
+            [*git, "apply", "--cached", "--whitespace=nowarn", "-"],
+            input=patch.diff.encode("utf-8", "surrogateescape"),
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            return f"{patch.name} does not apply to {snapshot.sha[:12]}: {err}"
+    return None
 
 
 def patched_sources(
@@ -88,26 +101,11 @@ def patched_sources(
     Works in a scratch index, so no work tree is touched; the patched blobs are written to the
     repository's object store as git does for any staged change.
     """
-    if snapshot.path is None:
-        raise SnapshotError("reading patched files needs a git snapshot")
-    git = [shutil.which("git") or "git", "-C", str(snapshot.path)]
     out: dict[str, bytes | None] = {}
-    with tempfile.TemporaryDirectory(prefix="reprobot-patched-") as tmp:
-        env = _scratch_env(tmp)
-        subprocess.run([*git, "read-tree", snapshot.sha], env=env, check=True, capture_output=True)
-        for patch in patches:
-            proc = subprocess.run(
-                [*git, "apply", "--cached", "--whitespace=nowarn", "-"],
-                input=patch.diff.encode("utf-8", "surrogateescape"),
-                env=env,
-                capture_output=True,
-                check=False,
-            )
-            if proc.returncode != 0:
-                raise SnapshotError(
-                    f"{patch.name} does not apply to {snapshot.sha[:12]}: "
-                    f"{proc.stderr.decode('utf-8', 'replace').strip()}"
-                )
+    with _scratch_index(snapshot) as (git, env):
+        failure = _apply_cached(git, env, patches, snapshot)
+        if failure is not None:
+            raise SnapshotError(failure)
         for path in paths:
             proc = subprocess.run(
                 [*git, "cat-file", "blob", f":{path}"], env=env, capture_output=True, check=False
@@ -121,8 +119,17 @@ def diff_between(base: RepoSnapshot, head: RepoSnapshot, name: str = "fix.diff")
     if base.path is None or head.path is None or base.path != head.path:
         raise SnapshotError("a diff between two commits needs both in one local repository")
     proc = subprocess.run(
-        [shutil.which("git") or "git", "-C", str(base.path), "diff", "--no-color", "--no-ext-diff",
-         "--binary", base.sha, head.sha],
+        [
+            shutil.which("git") or "git",
+            "-C",
+            str(base.path),
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--binary",
+            base.sha,
+            head.sha,
+        ],
         capture_output=True,
         check=False,
         timeout=300,
