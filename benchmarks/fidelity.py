@@ -28,6 +28,7 @@ from reprobot.bench.dataset import (
     IdMapping,
     Instance,
     SpecTable,
+    default_overlay,
     env_spec_for,
     fails,
     load_env_specs,
@@ -36,6 +37,7 @@ from reprobot.bench.dataset import (
     patched_file_list,
     patched_sources,
 )
+from reprobot.bench.executor import write_run_log
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.base_image import ensure_base_image, image_exists
@@ -54,7 +56,6 @@ from reprobot.validation.snapshot import RepoSnapshot
 from reprobot.validation.testrun import Outcome, TestRun
 
 BENCH = Path("/work/shared/bench")
-HERE = Path(__file__).resolve().parent
 
 
 @dataclass
@@ -153,19 +154,6 @@ def judge(
         result.verdict = "mismatch"
 
 
-def write_log(path: Path, run: TestRun) -> None:
-    parts = [
-        f"# error: {run.error}",
-        f"# pytest exit: {run.pytest_exit}",
-        f"# limits hit: {sorted(run.limits_hit)}",
-        f"# selection mode: {run.selection_mode}",
-    ]
-    for p in run.patches:
-        parts.append(f"# patch {p.name}: applied={p.applied} method={p.method}\n{p.output}")
-    parts.append(run.log_excerpt)
-    path.write_text("\n".join(parts), encoding="utf-8")
-
-
 def run_instance(
     client: docker.DockerClient,
     instance: Instance,
@@ -212,8 +200,8 @@ def run_instance(
         client, env, base, [test_patch, instance.golden_patch], selection, limits=limits
     )
     result.run_r_s, result.run_rx_s = round(before.duration_s, 1), round(after.duration_s, 1)
-    write_log(logs / f"{instance.instance_id}.R.log", before)
-    write_log(logs / f"{instance.instance_id}.RX.log", after)
+    write_run_log(logs / f"{instance.instance_id}.R.log", before)
+    write_run_log(logs / f"{instance.instance_id}.RX.log", after)
     result.runs = {"R": run_summary(before), "RX": run_summary(after)}
     judge(instance, mapping, before, after, result)
     return result
@@ -295,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--instances", type=Path, default=BENCH / "instances.jsonl")
     parser.add_argument("--env-specs", type=Path, default=BENCH / "env_specs.json")
-    parser.add_argument("--overrides", type=Path, default=HERE / "env_overrides.json")
+    parser.add_argument("--overrides", type=Path, default=default_overlay())
     parser.add_argument("--only", action="append", default=[], help="instance id (repeatable)")
     args = parser.parse_args(argv)
     configure_logging(level=30)

@@ -26,7 +26,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bench.dataset import env_spec_for, load_env_specs, load_instances, split_env_words
+from reprobot.bench.dataset import (
+    default_overlay,
+    env_spec_for,
+    load_env_specs,
+    load_instances,
+    split_env_words,
+)
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.container import connect
@@ -37,7 +43,6 @@ from reprobot.validation.run import run_tests
 from reprobot.validation.snapshot import RepoSnapshot
 
 BENCH = Path("/work/shared/bench")
-HERE = Path(__file__).resolve().parent
 # What runner.py appends to the project's pytest command (its JUnit report and robustness options).
 RUNNER_OPTIONS = [
     "-o",
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     instance = next(
         i for i in load_instances(BENCH / "instances.jsonl") if i.instance_id == args.instance
     )
-    table = load_env_specs(BENCH / "env_specs.json", HERE / "env_overrides.json")
+    table = load_env_specs(BENCH / "env_specs.json", default_overlay())
     spec = env_spec_for(table, instance.repo, instance.version)
     path = args.repos / instance.repo.split("/", 1)[1]
     trusted = RepoSnapshot.from_git(path, instance.environment_setup_commit, instance.repo)

@@ -97,6 +97,34 @@ def test_new_test_fails_before_and_passes_after_fix(
     assert after.patches[1].method == "git apply"
 
 
+def test_coverage_contexts_name_the_test_function_that_ran_each_line(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
+    run = run_tests(
+        docker_client,
+        example_env,
+        snapshot,
+        [Patch(NEW_TEST, "test.diff")],
+        ["tests/test_multi.py", "tests/test_parse.py::test_format"],
+        coverage=True,
+        contexts=True,
+    )
+    assert run.coverage is not None
+    parse = run.coverage["src/durations/parse.py"]
+    unit_line, format_loop = 13, 25  # "unit = text[-1]" and the loop of format_duration
+    assert parse.contexts[unit_line] == frozenset({"test_multi.test_multi_unit"})
+    assert parse.contexts[format_loop] == frozenset({"test_parse.test_format"})
+    # The def lines run at import, outside any test: no context is recorded for them.
+    assert 6 in parse.executed and 6 not in parse.contexts
+    # Without contexts asked for, none are recorded.
+    plain = run_tests(
+        docker_client, example_env, snapshot, [], ["tests/test_parse.py"], coverage=True
+    )
+    assert plain.coverage is not None
+    assert plain.coverage["src/durations/parse.py"].contexts == {}
+
+
 def test_patch_that_does_not_apply_is_a_result(
     docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
 ) -> None:

@@ -166,6 +166,11 @@ def spec_table(document: Mapping[str, Any]) -> SpecTable:
     }
 
 
+def default_overlay() -> Path:
+    """Reprobot's own additions to the transcribed harness table (``env_overrides.json``)."""
+    return Path(__file__).with_name("env_overrides.json")
+
+
 def load_env_specs(path: Path, overlay: Path | None = None) -> SpecTable:
     """The spec table of ``path``, with ``overlay``'s records (same shape) merged over it."""
     table = spec_table(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,40 @@ class Patch:
             path = pf.source_file if pf.is_removed_file else pf.target_file
             out.append(path[2:] if path.startswith(("a/", "b/")) else path)
         return tuple(out)
+
+    def without_files(self, paths: Iterable[str]) -> Patch:
+        """This patch without its changes to ``paths`` (itself when it does not parse).
+
+        The benchmark harnesses restore the test files before applying the golden tests, which
+        drops a candidate fix's own edits to them; this does the same to the diff."""
+        drop = set(paths)
+        parsed = self.parsed()
+        if parsed is None or not drop & set(self.files):
+            return self
+        if _GIT_HEADER.search(self.diff):
+            # Cut the text itself at each file's header: re-serialising the parsed diff would
+            # lose what the parser does not model (binary patches, mode changes).
+            blocks = _GIT_HEADER.split(self.diff)
+            kept = [blocks[0]] + [block for block in blocks[1:] if not drop & _block_paths(block)]
+            return Patch("".join(kept), name=self.name)
+        kept = [str(pf) for pf, path in zip(parsed, self.files, strict=True) if path not in drop]
+        return Patch("".join(kept), name=self.name)
+
+
+_GIT_HEADER = re.compile(r"^(?=diff --git )", re.M)
+
+
+def _block_paths(block: str) -> set[str]:
+    """The paths one ``diff --git`` section names (before and after)."""
+    paths = set()
+    header = block.split("\n", 1)[0]
+    if " b/" in header:
+        before, _, after = header[len("diff --git ") :].partition(" b/")
+        paths |= {before[2:] if before.startswith("a/") else before, after}
+    for line in block.splitlines():
+        if line.startswith(("--- a/", "+++ b/")):
+            paths.add(line[6:].split("\t", 1)[0].rstrip())
+    return paths
 
 
 def applies_to(patches: list[Patch], snapshot: RepoSnapshot) -> bool:

@@ -11,7 +11,11 @@ from typing import Any
 import docker
 
 from reprobot.validation.container import ContainerResult, ContainerSpec, reap, run_container
-from reprobot.validation.coverage_report import parse_coverage_json
+from reprobot.validation.coverage_report import (
+    parse_contexts_json,
+    parse_coverage_json,
+    with_contexts,
+)
 from reprobot.validation.env_image import EnvImage
 from reprobot.validation.envspec import manifests_fingerprint
 from reprobot.validation.junit import parse_junit
@@ -28,7 +32,7 @@ REPO_ROOT = "/work/repo"
 # unless the run re-installs; then the runner starts.
 _COMMAND = (
     "tar -x -i -f - -C /work"
-    " && if [ \"$REPROBOT_REINSTALL\" != 1 ] && [ -f /opt/reprobot/repo-build.tar ];"
+    ' && if [ "$REPROBOT_REINSTALL" != 1 ] && [ -f /opt/reprobot/repo-build.tar ];'
     " then tar -x -f /opt/reprobot/repo-build.tar -C /work/repo; fi"
     " && exec python /work/.reprobot/runner.py"
 )
@@ -64,6 +68,7 @@ def _inputs(
         ".reprobot/job.json": json.dumps(job).encode(),
         ".reprobot/runner.py": script_text("runner.py"),
         ".reprobot/cov.py": script_text("cov.py"),
+        ".reprobot/cov_contexts.py": script_text("cov_contexts.py"),
     }
     for i, patch in enumerate(patches):
         files[f".reprobot/patches/{i:03d}.diff"] = patch.diff.encode("utf-8", "surrogateescape")
@@ -91,10 +96,12 @@ def run_tests(
     selection: Sequence[str] = (),
     coverage: bool = False,
     limits: RunLimits | None = None,
+    contexts: bool = False,
 ) -> TestRun:
     """Run the environment's test command on ``snapshot`` with ``patches`` applied, in a sandbox.
 
-    ``selection`` narrows the run to test ids or files (empty: the whole suite). A patch that
+    ``selection`` narrows the run to test ids or files (empty: the whole suite); ``contexts``
+    (with ``coverage``) records which test function ran each line. A patch that
     does not apply, an install that fails or a limit that is hit is part of the result, not an
     exception; only a failure of Docker itself raises.
     """
@@ -107,6 +114,7 @@ def run_tests(
         "test_cmd": env.spec.test_cmd,
         "selection": list(selection),
         "coverage": coverage,
+        "coverage_contexts": coverage and contexts,
         "env": env.spec.env,
         # The runner stops pytest a little before the host's deadline, so that whatever pytest
         # reported so far still comes back.
@@ -180,6 +188,9 @@ def _to_testrun(
     coverage: dict[str, FileCoverage] | None = None
     if "coverage.json" in files:
         coverage = parse_coverage_json(files["coverage.json"], REPO_ROOT)
+        if "contexts.json" in files:
+            contexts_by_file = parse_contexts_json(files["contexts.json"], REPO_ROOT)
+            coverage = with_contexts(coverage, contexts_by_file)
     log = files.get("pytest.log", b"") or files.get("install.log", b"")
     error = None
     if not status:

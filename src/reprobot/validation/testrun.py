@@ -23,10 +23,14 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True)
 class FileCoverage:
-    """coverage.py's view of one file: its executable statements and those that ran."""
+    """coverage.py's view of one file: its executable statements and those that ran.
+
+    ``contexts`` maps a line to the test functions that ran it, when the run recorded them
+    (lines that ran only outside any test function are absent)."""
 
     statements: frozenset[int]
     executed: frozenset[int]
+    contexts: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

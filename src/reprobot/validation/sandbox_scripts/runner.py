@@ -100,7 +100,23 @@ def split_command(test_cmd: str) -> tuple[dict[str, str], list[str]]:
     return env, words
 
 
-def pytest_argv(words: list[str], coverage: bool) -> list[str]:
+def coverage_rc(contexts: bool) -> str:
+    """Write Reprobot's own coverage.py configuration and return its path.
+
+    The project's own settings are not read: ``parallel`` or ``source`` there would move or
+    narrow the data this run reports. Per-test contexts name the test function that ran each
+    line, so a run can tell the lines its new tests execute from those the others do.
+    """
+    path = os.path.join(OUT, "coveragerc")
+    lines = ["[run]", "data_file = " + os.path.join(OUT, ".coverage"), "include = " + REPO + "/*"]
+    if contexts:
+        lines.append("dynamic_context = test_function")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+def pytest_argv(words: list[str], coverage: bool, contexts: bool = False) -> list[str]:
     """The interpreter-level argv for a pytest command line, under coverage.py when asked."""
     if words and os.path.basename(words[0]) in ("pytest", "py.test"):
         rest = words[1:]
@@ -109,8 +125,8 @@ def pytest_argv(words: list[str], coverage: bool) -> list[str]:
     else:
         raise SystemExit("unsupported test command (pytest only): %r" % (words,))
     if coverage:
-        head = [sys.executable, os.path.join(META, "cov.py"), "run", "--data-file=" + os.path.join(OUT, ".coverage"),
-                "--include=" + REPO + "/*", "-m", "pytest"]
+        head = [sys.executable, os.path.join(META, "cov.py"), "run", "--rcfile=" + coverage_rc(contexts),
+                "-m", "pytest"]
     else:
         head = [sys.executable, "-m", "pytest"]
     # Later options win in pytest's parser, so these override the project's --tb=no and family.
@@ -120,13 +136,16 @@ def pytest_argv(words: list[str], coverage: bool) -> list[str]:
     return head + rest + extra
 
 
-def coverage_json(env: dict[str, str]) -> bool:
+def coverage_json(env: dict[str, str], contexts: bool = False) -> bool:
     data = os.path.join(OUT, ".coverage")
     if not os.path.exists(data):
         return False
-    code, _ = _run([sys.executable, os.path.join(META, "cov.py"), "json", "--data-file=" + data,
-                    "-o", os.path.join(OUT, "coverage.json"), "--include=" + REPO + "/*"], env, 600,
-                   os.path.join(OUT, "coverage.log"))
+    log = os.path.join(OUT, "coverage.log")
+    code, _ = _run([sys.executable, os.path.join(META, "cov.py"), "json", "--rcfile=" + coverage_rc(contexts),
+                    "-o", os.path.join(OUT, "coverage.json")], env, 600, log)
+    if code == 0 and contexts:
+        code, _ = _run([sys.executable, os.path.join(META, "cov_contexts.py"), data, os.path.join(OUT, "contexts.json"),
+                        REPO], env, 600, log)
     return code == 0
 
 
@@ -145,7 +164,7 @@ def trim_log(path: str) -> None:
 def emit() -> None:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name in ("status.json", "junit.xml", "coverage.json", "pytest.log", "install.log"):
+        for name in ("status.json", "junit.xml", "coverage.json", "contexts.json", "pytest.log", "install.log"):
             path = os.path.join(OUT, name)
             if os.path.exists(path):
                 tar.add(path, arcname=name)
@@ -173,7 +192,8 @@ def main() -> None:
         if install["ok"]:
             cmd_env, words = split_command(job["test_cmd"])
             env.update(cmd_env)
-            argv = pytest_argv(words, bool(job.get("coverage")))
+            contexts = bool(job.get("coverage_contexts"))
+            argv = pytest_argv(words, bool(job.get("coverage")), contexts)
             selection = list(job.get("selection", []))
             log = os.path.join(OUT, "pytest.log")
             code, _ = _run(argv + selection, env, float(job["timeout_s"]), log)
@@ -190,7 +210,7 @@ def main() -> None:
             status["pytest_exit"] = code
             ran = True
             if job.get("coverage"):
-                status["coverage_ok"] = coverage_json(env)
+                status["coverage_ok"] = coverage_json(env, contexts)
     status["ran"] = ran
     status["finished"] = time.time()
     trim_log(os.path.join(OUT, "pytest.log"))

@@ -1,0 +1,293 @@
+"""``reprobot bench swt`` and ``reprobot bench pod``: the two benchmark commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from reprobot.bench import pod_report, swt_report
+from reprobot.bench.dataset import (
+    DatasetError,
+    Instance,
+    SpecTable,
+    default_overlay,
+    load_env_specs,
+    load_instances,
+)
+from reprobot.bench.environments import Prepared, prepare
+from reprobot.bench.executor import Store, Unit, default_workers, peak_rss_mb, run_units
+from reprobot.bench.pod import (
+    TestPlan,
+    evaluate_candidate,
+    gold_plan,
+    load_candidates,
+    reference,
+    tests_plan,
+)
+from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
+from reprobot.bench.provenance import fingerprint, provenance, text_sha256
+from reprobot.bench.swt import evaluate_instance, score
+from reprobot.settings import Settings
+from reprobot.validation.container import connect
+from reprobot.validation.limits import RunLimits
+
+DEFAULT_BENCH = Path("..") / "shared" / "bench"
+# Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
+EVALUATION_VERSION = "1"
+
+
+def register(sub: Any) -> None:
+    bench = sub.add_parser("bench", help="run the benchmark harness (SWT-Bench, patch filtering)")
+    commands = bench.add_subparsers(dest="bench_command", required=True)
+
+    swt = commands.add_parser("swt", help="SWT-Bench evaluation of test-patch predictions")
+    _common(swt)
+    swt.add_argument(
+        "--predictions",
+        required=True,
+        help="a JSON-lines predictions file, 'gold' (the golden tests) or 'reprobot' (draft them)",
+    )
+    swt.add_argument(
+        "--excluded",
+        type=Path,
+        help="ids SWT-Bench drops (default: swtbench_excluded_lite.txt next to the instances)",
+    )
+    swt.set_defaults(handler=run_swt)
+
+    pod = commands.add_parser("pod", help="Reprobot's verdicts as a filter of candidate fixes")
+    _common(pod)
+    pod.add_argument("--patches", type=Path, required=True, help="labelled candidate fixes")
+    pod.add_argument(
+        "--tests", required=True, help="'gold' or a JSON-lines file of test-patch predictions"
+    )
+    pod.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    pod.set_defaults(handler=run_pod)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--instances", type=Path, required=True, help="instances JSON-lines file")
+    parser.add_argument("--repos", type=Path, required=True, help="folder of git clones")
+    parser.add_argument("--out", type=Path, required=True, help="output folder (resumable)")
+    parser.add_argument(
+        "--env-specs",
+        type=Path,
+        help="environment table (default: env_specs.json next to the instances, "
+        "else ../shared/bench/env_specs.json)",
+    )
+    parser.add_argument("--workers", type=int, help="parallel units (default: cores and memory)")
+    parser.add_argument("--only", action="append", default=[], help="instance id (repeatable)")
+
+
+def _env_specs(args: argparse.Namespace) -> Path:
+    if args.env_specs is not None:
+        return Path(args.env_specs)
+    for candidate in (args.instances.parent / "env_specs.json", DEFAULT_BENCH / "env_specs.json"):
+        if candidate.is_file():
+            return candidate
+    raise DatasetError("no env_specs.json found: pass --env-specs")
+
+
+def _instances(args: argparse.Namespace) -> list[Instance]:
+    instances = load_instances(args.instances)
+    if args.only:
+        unknown = set(args.only) - {i.instance_id for i in instances}
+        if unknown:
+            raise DatasetError(f"unknown instance ids: {', '.join(sorted(unknown))}")
+        instances = [i for i in instances if i.instance_id in args.only]
+    return instances
+
+
+class _Context:
+    """What every unit of one command shares: Docker, settings, limits, the spec table."""
+
+    def __init__(self, args: argparse.Namespace, settings: Settings) -> None:
+        self.settings = settings
+        self.limits = RunLimits.from_settings(settings)
+        self.client = connect()
+        self.env_specs = _env_specs(args)
+        self.table: SpecTable = load_env_specs(self.env_specs, default_overlay())
+        self.repos = Path(args.repos)
+        self.store = Store(Path(args.out))
+        self.workers = args.workers or default_workers(self.limits.memory_mb)
+        self.console = Console(stderr=True)
+
+    def prepare(self, instance: Instance) -> Prepared:
+        return prepare(self.client, instance, self.repos, self.table, self.settings)
+
+
+def run_swt(args: argparse.Namespace, settings: Settings) -> int:
+    started = time.monotonic()
+    ctx = _Context(args, settings)
+    instances = _instances(args)
+    if args.predictions == REPROBOT:
+        raise DatasetError(
+            "--predictions reprobot needs the drafter (reprobot reproduce), not available yet"
+        )
+    predictions_path = None if args.predictions == GOLD else Path(args.predictions)
+    predictions = (
+        gold_predictions(instances)
+        if predictions_path is None
+        else load_predictions(predictions_path)
+    )
+    excluded_path = args.excluded or args.instances.parent / "swtbench_excluded_lite.txt"
+    excluded = set(excluded_path.read_text().split()) if excluded_path.is_file() else set()
+    by_key = {i.instance_id: i for i in instances if i.instance_id in predictions}
+    missing = [i.instance_id for i in instances if i.instance_id not in predictions]
+    units = [
+        Unit(
+            key=i.instance_id,
+            fingerprint=fingerprint(
+                EVALUATION_VERSION,
+                "swt",
+                i.instance_id,
+                text_sha256(predictions[i.instance_id].patch),
+            ),
+            label=i.instance_id,
+        )
+        for i in by_key.values()
+    ]
+
+    def work(unit: Unit) -> dict[str, Any]:
+        instance = by_key[unit.key]
+        prepared = ctx.prepare(instance)
+        return evaluate_instance(
+            ctx.client,
+            instance,
+            predictions[unit.key],
+            prepared,
+            ctx.limits,
+            ctx.store.log_dir(unit.key),
+        )
+
+    results = run_units(units, work, ctx.store, ctx.workers, ctx.console, "bench swt")
+    no_prediction = {
+        i: {"instance_id": i, "error": "no prediction for this instance"} for i in missing
+    }
+    all_results = {**results, **no_prediction}
+    scores = [score(all_results[i.instance_id], i.instance_id in excluded) for i in instances]
+    model = "gold" if predictions_path is None else _model(predictions)
+    header = provenance(
+        {
+            "instances": args.instances,
+            "predictions": predictions_path,
+            "env_specs": ctx.env_specs,
+            "env_overrides": default_overlay(),
+            "excluded": excluded_path,
+        },
+        ["reprobot", *sys.argv[1:]],
+        {"workers": ctx.workers, "limits": ctx.limits.__dict__},
+    )
+    paths = swt_report.write_reports(
+        Path(args.out),
+        header,
+        model,
+        scores,
+        all_results,
+        time.monotonic() - started,
+        peak_rss_mb(),
+    )
+    print(paths["markdown"].read_text(encoding="utf-8"))
+    ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
+    return 0 if not any(r.get("error") for r in all_results.values()) else 1
+
+
+def _model(predictions: dict[str, Any]) -> str:
+    models = sorted({p.model for p in predictions.values()})
+    return ", ".join(models) if models else "none"
+
+
+def run_pod(args: argparse.Namespace, settings: Settings) -> int:
+    started = time.monotonic()
+    ctx = _Context(args, settings)
+    instances = {i.instance_id: i for i in _instances(args)}
+    candidates = [c for c in load_candidates(args.patches) if c.instance_id in instances]
+    if not candidates:
+        raise DatasetError(f"no candidate in {args.patches} belongs to the selected instances")
+    tests_path = None if args.tests == GOLD else Path(args.tests)
+    predicted = load_predictions(tests_path) if tests_path else {}
+    wanted = sorted({c.instance_id for c in candidates})
+    plans: dict[str, TestPlan] = {}
+    prepared: dict[str, Prepared] = {}
+
+    def setup(instance_id: str) -> tuple[Prepared, TestPlan]:
+        # Environments and plans are built once per instance, in whichever thread comes first.
+        if instance_id not in prepared:
+            prepared[instance_id] = ctx.prepare(instances[instance_id])
+        if instance_id not in plans:
+            instance = instances[instance_id]
+            if tests_path is None:
+                plans[instance_id] = gold_plan(instance, prepared[instance_id])
+            elif instance_id in predicted:
+                plans[instance_id] = tests_plan(predicted[instance_id].patch)
+            else:
+                raise DatasetError(f"{instance_id}: no test patch in {tests_path}")
+        return prepared[instance_id], plans[instance_id]
+
+    test_source = "gold" if tests_path is None else text_sha256(tests_path.read_text())
+    ref_units = [
+        Unit(
+            key=f"reference--{i}",
+            fingerprint=fingerprint(EVALUATION_VERSION, "pod-ref", i, test_source),
+            label=f"{i} (reference)",
+        )
+        for i in wanted
+    ]
+
+    def ref_work(unit: Unit) -> dict[str, Any]:
+        instance_id = unit.key.split("--", 1)[1]
+        prep, plan = setup(instance_id)
+        return reference(
+            ctx.client,
+            instances[instance_id],
+            plan,
+            prep,
+            ctx.limits,
+            ctx.store.log_dir(instance_id),
+        )
+
+    refs = run_units(ref_units, ref_work, ctx.store, ctx.workers, ctx.console, "reference runs")
+    by_key = {c.key: c for c in candidates}
+    cand_units = [
+        Unit(
+            key=c.key,
+            fingerprint=fingerprint(
+                EVALUATION_VERSION, "pod", c.instance_id, text_sha256(c.patch), test_source
+            ),
+            label=c.key,
+        )
+        for c in candidates
+        if not refs[f"reference--{c.instance_id}"].get("error")
+    ]
+
+    def cand_work(unit: Unit) -> dict[str, Any]:
+        candidate = by_key[unit.key]
+        prep, plan = setup(candidate.instance_id)
+        return evaluate_candidate(
+            ctx.client, candidate, plan, prep, ctx.limits, ctx.store.log_dir(candidate.instance_id)
+        )
+
+    results = run_units(cand_units, cand_work, ctx.store, ctx.workers, ctx.console, "candidates")
+    header = provenance(
+        {
+            "instances": args.instances,
+            "patches": args.patches,
+            "tests": tests_path,
+            "env_specs": ctx.env_specs,
+            "env_overrides": default_overlay(),
+        },
+        ["reprobot", *sys.argv[1:]],
+        {"workers": ctx.workers, "limits": ctx.limits.__dict__, "resamples": args.resamples},
+    )
+    report = pod_report.build(candidates, refs, results, tests_path is None, args.resamples)
+    paths = pod_report.write_reports(
+        Path(args.out), header, report, time.monotonic() - started, peak_rss_mb()
+    )
+    print(paths["markdown"].read_text(encoding="utf-8"))
+    ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
+    errors = [r for r in [*refs.values(), *results.values()] if r.get("error")]
+    return 0 if not errors else 1

@@ -1,0 +1,48 @@
+"""An instance's repository snapshots and environment image, built from its trusted commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+
+from reprobot.bench.dataset import DatasetError, Instance, SpecTable, env_spec_for
+from reprobot.settings import Settings
+from reprobot.validation.env_image import EnvImage, ensure_environment
+from reprobot.validation.snapshot import RepoSnapshot
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every evaluation of an instance starts from."""
+
+    base: RepoSnapshot
+    env: EnvImage
+
+
+def clone_path(repos: Path, repo: str) -> Path:
+    """Where ``owner/name`` is cloned under ``repos``: ``repos/name``, or ``repos/owner__name``."""
+    name = repo.split("/", 1)[-1]
+    for candidate in (repos / name, repos / repo.replace("/", "__")):
+        if candidate.is_dir():
+            return candidate
+    raise DatasetError(f"no clone of {repo} under {repos} (expected {repos / name})")
+
+
+def prepare(
+    client: docker.DockerClient,
+    instance: Instance,
+    repos: Path,
+    table: SpecTable,
+    settings: Settings,
+) -> Prepared:
+    """The base snapshot and the environment image of ``instance``.
+
+    The environment is built from the instance's ``environment_setup_commit``: the trusted tree,
+    never a candidate's or a prediction's."""
+    path = clone_path(repos, instance.repo)
+    trusted = RepoSnapshot.from_git(path, instance.environment_setup_commit, instance.repo)
+    base = RepoSnapshot.from_git(path, instance.base_commit, instance.repo)
+    spec = env_spec_for(table, instance.repo, instance.version)
+    return Prepared(base=base, env=ensure_environment(client, spec, trusted, settings))

@@ -1,0 +1,189 @@
+"""Run benchmark units in parallel, resumably, with a progress bar and one log folder each.
+
+A unit's result is stored as ``results/<key>.json`` together with the fingerprint of its inputs;
+a later run skips every unit whose stored result has the same fingerprint and no error, so an
+interrupted benchmark picks up where it stopped and a changed input is evaluated again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker.errors
+import structlog
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from reprobot.validation.errors import ReprobotError
+from reprobot.validation.testrun import TestRun
+
+log = structlog.get_logger(__name__)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of benchmark work: an instance, or a candidate patch of an instance."""
+
+    key: str
+    fingerprint: str
+    label: str = ""
+
+
+def safe_key(text: str) -> str:
+    """``text`` as a file name."""
+    return _UNSAFE.sub("_", text).strip("._") or "unit"
+
+
+def default_workers(memory_mb_per_run: int) -> int:
+    """As many parallel units as there are cores and as available memory holds sandboxes of
+    ``memory_mb_per_run`` (at least one)."""
+    cores = os.cpu_count() or 1
+    available_mb = _available_memory_mb()
+    by_memory = max(1, available_mb // max(1, memory_mb_per_run)) if available_mb else cores
+    return max(1, min(cores, by_memory))
+
+
+def _available_memory_mb() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        return None
+    return None
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process and its waited-for children, in MiB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round((own + children) / 1024, 1)
+
+
+class Store:
+    """Stored unit results under ``out/results`` and per-unit logs under ``out/logs``."""
+
+    def __init__(self, out: Path) -> None:
+        self.results = out / "results"
+        self.logs = out / "logs"
+        self.results.mkdir(parents=True, exist_ok=True)
+        self.logs.mkdir(parents=True, exist_ok=True)
+
+    def log_dir(self, key: str) -> Path:
+        path = self.logs / key
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def load(self, unit: Unit) -> dict[str, Any] | None:
+        """The stored result of ``unit`` if it is finished and its inputs are unchanged."""
+        path = self.results / f"{unit.key}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        if data.get("fingerprint") != unit.fingerprint or data.get("error"):
+            return None
+        return data
+
+    def save(self, unit: Unit, result: dict[str, Any]) -> None:
+        path = self.results / f"{unit.key}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps({**result, "fingerprint": unit.fingerprint}, indent=1, default=str),
+            encoding="utf-8",
+        )
+        tmp.replace(path)
+
+
+def run_units(
+    units: Sequence[Unit],
+    work: Callable[[Unit], dict[str, Any]],
+    store: Store,
+    workers: int,
+    console: Console,
+    title: str,
+) -> dict[str, dict[str, Any]]:
+    """Every unit's result by key: stored ones reused, the others computed by ``work`` on
+    ``workers`` threads. A unit that raises a Reprobot or Docker error gets ``{"error": ...}``
+    (stored, and retried on the next run); other exceptions are bugs and propagate."""
+    results: dict[str, dict[str, Any]] = {}
+    todo = []
+    for unit in units:
+        stored = store.load(unit)
+        if stored is not None:
+            results[unit.key] = stored
+        else:
+            todo.append(unit)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task(title, total=len(units), completed=len(results))
+        if results:
+            progress.console.print(f"{len(results)} finished earlier, {len(todo)} to run")
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures: dict[Future[dict[str, Any]], Unit] = {
+                pool.submit(_guarded, work, unit): unit for unit in todo
+            }
+            for future in as_completed(futures):
+                unit = futures[future]
+                result = future.result()
+                store.save(unit, result)
+                results[unit.key] = result
+                if result.get("error"):
+                    progress.console.print(f"{unit.label or unit.key}: error: {result['error']}")
+                progress.advance(task)
+    return results
+
+
+def _guarded(work: Callable[[Unit], dict[str, Any]], unit: Unit) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(unit=unit.key)
+    try:
+        return work(unit)
+    except (ReprobotError, docker.errors.DockerException, OSError) as exc:
+        log.warning("unit failed", error=str(exc))
+        return {"key": unit.key, "error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        structlog.contextvars.unbind_contextvars("unit")
+
+
+def write_run_log(path: Path, run: TestRun) -> None:
+    """A test run's log with its patch and status lines on top (one file per run)."""
+    parts = [
+        f"# error: {run.error}",
+        f"# pytest exit: {run.pytest_exit}",
+        f"# limits hit: {sorted(run.limits_hit)}",
+        f"# selection mode: {run.selection_mode}",
+        f"# duration: {run.duration_s:.1f} s",
+    ]
+    for p in run.patches:
+        parts.append(f"# patch {p.name}: applied={p.applied} method={p.method}\n{p.output}")
+    parts.append(run.log_excerpt)
+    path.write_text("\n".join(parts), encoding="utf-8")
+
+
+def run_summary(run: TestRun) -> dict[str, Any]:
+    """What a stored result keeps of a run: no coverage, no per-test details."""
+    return {
+        "patches_applied": run.patches_applied,
+        "error": run.error,
+        "pytest_exit": run.pytest_exit,
+        "limits_hit": sorted(run.limits_hit),
+        "duration_s": round(run.duration_s, 2),
+        "tests": len(run.outcomes),
+    }

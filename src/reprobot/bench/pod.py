@@ -1,0 +1,265 @@
+"""``reprobot bench pod``: Reprobot's verdicts as a filter of candidate fixes.
+
+For each instance, a test plan says which tests judge its candidates: the golden tests (the
+instance's FAIL_TO_PASS and PASS_TO_PASS ids) or a predicted test patch (every test of its
+modules, as the App would run them). The tests run once on R (the reference run), and once on R
+with each candidate; a candidate is called correct when the tests verify it: at least one test
+goes from failing to passing and none fails with the candidate.
+
+With the golden tests, an id whose outcome in the sandbox differs from what the dataset records
+for the golden fix (it does not fail on R, or does not pass on R∘X*) cannot tell a good fix from a
+bad one here, so a third run (R∘X*) calibrates the plan and such ids are left out, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from reprobot.bench.dataset import (
+    DatasetError,
+    IdMapping,
+    Instance,
+    fails,
+    map_test_ids,
+    patched_file_list,
+    patched_sources,
+)
+from reprobot.bench.environments import Prepared
+from reprobot.bench.executor import run_summary, safe_key, write_run_log
+from reprobot.bench.provenance import text_sha256
+from reprobot.bench.swt import prediction_files
+from reprobot.validation.limits import RunLimits
+from reprobot.validation.patch import Patch
+from reprobot.validation.run import run_tests
+from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.validation.verdict import is_success, transitions
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A labelled candidate fix of one instance."""
+
+    instance_id: str
+    system: str
+    model: str
+    patch: str
+    resolved: bool
+    index: int
+
+    @property
+    def key(self) -> str:
+        return safe_key(f"{self.instance_id}--{self.system}--{self.index}")
+
+    @property
+    def cluster(self) -> str:
+        """The bootstrap cluster: the producing system on one issue."""
+        return f"{self.system}|{self.instance_id}"
+
+
+def load_candidates(path: Path) -> list[Candidate]:
+    """Candidates of a JSON-lines file (``instance_id``, ``system``, ``model_patch``,
+    ``resolved``), numbered by their line so that equal patches stay apart."""
+    out = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise DatasetError(f"{path}:{number}: a candidate must be a JSON object")
+            resolved = record["resolved"]
+            if not isinstance(resolved, bool):
+                raise DatasetError(f"{path}:{number}: 'resolved' must be true or false")
+            out.append(
+                Candidate(
+                    instance_id=str(record["instance_id"]),
+                    system=str(record.get("system") or record.get("model_name_or_path") or "?"),
+                    model=str(record.get("model_name_or_path") or ""),
+                    patch=str(record.get("model_patch") or ""),
+                    resolved=resolved,
+                    index=number,
+                )
+            )
+        except ValueError as exc:
+            raise DatasetError(f"{path}:{number}: not JSON") from exc
+        except KeyError as exc:
+            raise DatasetError(f"{path}:{number}: a candidate lacks {exc.args[0]!r}") from exc
+    return out
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """The tests that judge an instance's candidates."""
+
+    __test__ = False
+
+    tests: Patch
+    selection: tuple[str, ...]
+    # Instance ids (golden tests) graded through ``mapping``; None: every test the runs report.
+    mapping: IdMapping | None = None
+    expected: Mapping[str, str] | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        return text_sha256(self.tests.diff + "\n".join(self.selection))
+
+    def outcomes(self, run: TestRun) -> dict[str, str]:
+        """The run's outcome of every graded id (instance ids, or node ids)."""
+        if self.mapping is None:
+            return {k: v.value for k, v in run.outcomes.items() if "::" in k}
+        return {t: self.mapping.outcome(t, run.outcomes).value for t in self.mapping.node_ids}
+
+
+def gold_plan(instance: Instance, prepared: Prepared) -> TestPlan:
+    """The instance's FAIL_TO_PASS and PASS_TO_PASS tests, from its golden test patch."""
+    tests = instance.golden_test_patch
+    sources = patched_sources(prepared.base, tests, instance.test_files)
+    mapping = map_test_ids(
+        [*instance.fail_to_pass, *instance.pass_to_pass],
+        sources,
+        patched_file_list(prepared.base, tests),
+    )
+    expected = {t: "F->P" for t in instance.fail_to_pass} | {
+        t: "P->P" for t in instance.pass_to_pass if t not in instance.fail_to_pass
+    }
+    return TestPlan(tests, tuple(mapping.selection), mapping, expected)
+
+
+def tests_plan(patch_text: str) -> TestPlan:
+    """Every test of the modules a predicted test patch touches."""
+    tests = Patch(patch_text, name="tests.diff")
+    return TestPlan(tests, tuple(prediction_files(tests)))
+
+
+def reference(
+    client: docker.DockerClient,
+    instance: Instance,
+    plan: TestPlan,
+    prepared: Prepared,
+    limits: RunLimits,
+    log_dir: Path,
+) -> dict[str, Any]:
+    """The plan's run on R (shared by all candidates), and its calibration against R∘X*."""
+    if not plan.selection:
+        raise DatasetError(f"{instance.instance_id}: the test patch has no test module to run")
+    before = run_tests(
+        client, prepared.env, prepared.base, [plan.tests], plan.selection, limits=limits
+    )
+    write_run_log(log_dir / "R.log", before)
+    result: dict[str, Any] = {
+        "instance_id": instance.instance_id,
+        "before": plan.outcomes(before),
+        "runs": {"R": run_summary(before)},
+        "dropped": {},
+    }
+    if plan.mapping is not None and plan.expected is not None:
+        golden = run_tests(
+            client,
+            prepared.env,
+            prepared.base,
+            [instance.golden_patch, plan.tests],
+            plan.selection,
+            limits=limits,
+        )
+        write_run_log(log_dir / "RX.log", golden)
+        result["runs"]["RX"] = run_summary(golden)
+        result["dropped"] = calibrate(plan, result["before"], plan.outcomes(golden))
+        result["dropped"].update(
+            {t: f"unmappable: {why}" for t, why in plan.mapping.unmappable.items()}
+        )
+    return result
+
+
+def calibrate(
+    plan: TestPlan, before: Mapping[str, str], golden: Mapping[str, str]
+) -> dict[str, str]:
+    """Ids whose sandbox outcomes under the golden fix differ from the dataset's, with why."""
+    dropped = {}
+    for test_id, kind in (plan.expected or {}).items():
+        if test_id not in before:
+            continue
+        r, rx = Outcome(before[test_id]), Outcome(golden.get(test_id, "missing"))
+        if kind == "F->P" and not fails(r):
+            dropped[test_id] = f"does not fail on R here ({r.value})"
+        elif kind == "P->P" and r is not Outcome.PASSED:
+            dropped[test_id] = f"does not pass on R here ({r.value})"
+        elif rx is not Outcome.PASSED:
+            dropped[test_id] = f"does not pass with the golden fix here ({rx.value})"
+    return dropped
+
+
+def evaluate_candidate(
+    client: docker.DockerClient,
+    candidate: Candidate,
+    plan: TestPlan,
+    prepared: Prepared,
+    limits: RunLimits,
+    log_dir: Path,
+) -> dict[str, Any]:
+    """Run the plan's tests on R with the candidate (the candidate first, as the harness does)."""
+    fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
+    run = run_tests(
+        client, prepared.env, prepared.base, [fix, plan.tests], plan.selection, limits=limits
+    )
+    write_run_log(log_dir / f"{candidate.key}.log", run)
+    applied = {p.name: p.applied for p in run.patches}
+    return {
+        "instance_id": candidate.instance_id,
+        "system": candidate.system,
+        "resolved": candidate.resolved,
+        "candidate_applied": applied.get("candidate.diff", False),
+        "tests_applied": applied.get("tests.diff", applied.get("test.diff", False)),
+        "after": plan.outcomes(run) if run.patches_applied else {},
+        "run": run_summary(run),
+    }
+
+
+@dataclass(frozen=True)
+class Call:
+    """The filter's call on one candidate, and why."""
+
+    correct: bool
+    reason: str
+    transitions: dict[str, str]
+
+
+def judge(
+    before: Mapping[str, str],
+    after: Mapping[str, str],
+    graded: Sequence[str] | None,
+    result: Mapping[str, Any],
+) -> Call:
+    """Verified (called correct) when at least one graded test goes F->P and none fails after."""
+    if not result.get("candidate_applied"):
+        return Call(False, "the candidate does not apply", {})
+    if not result.get("tests_applied"):
+        return Call(False, "the tests do not apply on top of the candidate", {})
+    ids = list(graded) if graded is not None else sorted(set(before) | set(after))
+    if not ids:
+        return Call(False, "no test judges this instance", {})
+    graded_transitions = transitions(
+        {k: Outcome(v) for k, v in before.items()},
+        {k: Outcome(v) for k, v in after.items()},
+        ids,
+    )
+    kinds = {k: t.kind for k, t in graded_transitions.items()}
+    if is_success(graded_transitions):
+        return Call(True, "verified", kinds)
+    failing = sorted(k for k, t in graded_transitions.items() if t.fails_after)
+    if failing:
+        return Call(False, f"{len(failing)} test(s) fail with it: {', '.join(failing[:3])}", kinds)
+    return Call(False, "no test goes from failing to passing", kinds)
+
+
+def graded_ids(reference_result: Mapping[str, Any], plan_is_gold: bool) -> list[str] | None:
+    """The ids that judge the instance: the calibrated golden ids, or None (every test)."""
+    if not plan_is_gold:
+        return None
+    dropped = reference_result.get("dropped", {})
+    return sorted(t for t in reference_result["before"] if t not in dropped)

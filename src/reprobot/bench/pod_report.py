@@ -1,0 +1,235 @@
+"""The outputs of ``bench pod``: per-candidate calls, metrics with intervals, effort, figures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from reprobot.bench.plots import plot_effort_table, plot_wpc_envelope
+from reprobot.bench.pod import Candidate, graded_ids, judge
+from reprobot.bench.pod_metrics import (
+    METRIC_NAMES,
+    IssueEffort,
+    Judgement,
+    cluster_bootstrap,
+    confusion,
+    issue_effort,
+    tally_versus_rs,
+    wpc_envelope,
+    wpc_equivalent_p,
+)
+from reprobot.bench.provenance import provenance_markdown
+
+
+@dataclass(frozen=True)
+class CandidateCall:
+    key: str
+    instance_id: str
+    system: str
+    resolved: bool
+    called_correct: bool | None
+    reason: str
+    transitions: dict[str, str]
+
+    @property
+    def agrees(self) -> bool:
+        return self.called_correct is not None and self.called_correct == self.resolved
+
+
+@dataclass(frozen=True)
+class PodReport:
+    calls: tuple[CandidateCall, ...]
+    judgements: tuple[Judgement, ...]
+    metrics: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    matrix: dict[str, float]
+    effort: tuple[IssueEffort, ...]
+    envelope: list[tuple[float, dict[str, float]]]
+    equivalent_p: dict[str, float | None]
+    dropped: dict[str, dict[str, str]]
+    errors: dict[str, str]
+
+
+def build(
+    candidates: Sequence[Candidate],
+    references: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, Mapping[str, Any]],
+    gold: bool,
+    resamples: int,
+) -> PodReport:
+    """Grade every candidate against its instance's reference run and compute the metrics.
+
+    A candidate whose runs failed (an error of the sandbox, not of the candidate) gets no call
+    and is left out of the metrics, so an infrastructure fault never counts as a verdict."""
+    calls = []
+    errors: dict[str, str] = {}
+    for c in candidates:
+        ref = references.get(f"reference--{c.instance_id}", {})
+        result = results.get(c.key, {})
+        problem = ref.get("error") or result.get("error") or (None if result else "not run")
+        if problem:
+            errors[c.key] = str(problem)
+            calls.append(
+                CandidateCall(c.key, c.instance_id, c.system, c.resolved, None, str(problem), {})
+            )
+            continue
+        call = judge(ref["before"], result["after"], graded_ids(ref, gold), result)
+        calls.append(
+            CandidateCall(
+                c.key,
+                c.instance_id,
+                c.system,
+                c.resolved,
+                call.correct,
+                call.reason,
+                call.transitions,
+            )
+        )
+    judgements = tuple(
+        Judgement(
+            cluster=f"{call.system}|{call.instance_id}",
+            issue=call.instance_id,
+            predicted=bool(call.called_correct),
+            actual=call.resolved,
+        )
+        for call in calls
+        if call.called_correct is not None
+    )
+    matrix = confusion(judgements)
+    positives = matrix.tp + matrix.fn
+    negatives = matrix.tn + matrix.fp
+    metrics = matrix.metrics()
+    return PodReport(
+        calls=tuple(calls),
+        judgements=judgements,
+        metrics=metrics,
+        intervals=cluster_bootstrap(judgements, resamples=resamples) if judgements else {},
+        matrix={"tp": matrix.tp, "fp": matrix.fp, "tn": matrix.tn, "fn": matrix.fn},
+        effort=tuple(issue_effort(judgements)),
+        envelope=wpc_envelope(positives, negatives) if positives and negatives else [],
+        equivalent_p={
+            m: wpc_equivalent_p(metrics[m], m, positives, negatives)
+            for m in ("mcc", "accuracy", "balanced_accuracy")
+            if positives and negatives
+        },
+        dropped={k.split("--", 1)[1]: dict(v.get("dropped", {})) for k, v in references.items()},
+        errors=errors,
+    )
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def markdown(header: Mapping[str, Any], report: PodReport, wall_s: float, peak_mb: float) -> str:
+    m = report.matrix
+    agree = sum(c.agrees for c in report.calls if c.called_correct is not None)
+    called = sum(c.called_correct is not None for c in report.calls)
+    lines = [
+        "# Reprobot's verdicts as a fix filter",
+        "",
+        *provenance_markdown(header),
+        "",
+        f"Wall time {wall_s:.0f} s; peak memory of the harness process {peak_mb:.0f} MiB.",
+        "",
+        f"**Agreement with the `resolved` labels: {agree} of {called} candidates"
+        + (f" ({100 * agree / called:.1f}%)" if called else "")
+        + "**"
+        + (f"; {len(report.errors)} candidate(s) could not be run." if report.errors else "."),
+        "",
+        "| | labelled correct | labelled incorrect |",
+        "|---|---|---|",
+        f"| called correct | TP {m['tp']:.0f} | FP {m['fp']:.0f} |",
+        f"| called incorrect | FN {m['fn']:.0f} | TN {m['tn']:.0f} |",
+        "",
+        "| metric | value | 95% cluster bootstrap | WPC equivalent p |",
+        "|---|---|---|---|",
+    ]
+    for name in METRIC_NAMES:
+        low, high = report.intervals.get(name, (None, None))
+        lines.append(
+            f"| {name} | {_f(report.metrics[name])} | [{_f(low)}, {_f(high)}] "
+            f"| {_f(report.equivalent_p.get(name), 2)} |"
+        )
+    tally = tally_versus_rs(report.effort, 0.95)
+    lines += [
+        "",
+        "Zero cells are replaced by 1e-12; clusters are producing system × issue. The WPC "
+        "labels each patch right with probability p; its equivalent p is the smallest p at "
+        "which it reaches our value.",
+        "",
+        "## Patches a maintainer opens until the first correct one",
+        "",
+        "Accepted patches first, then the rejected ones, each in random order; RS opens all in "
+        "random order. 85/95: patches to open to find a correct one with that probability.",
+        "",
+        "| issue | patches | correct | accepted (correct) | filter 85/95 | RS-85/95 "
+        "| expected filter / random | vs RS-95 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for e in report.effort:
+        lines.append(
+            f"| {e.issue} | {e.patches} | {e.correct} | {e.accepted} ({e.accepted_correct}) "
+            f"| {_n(e.filter85)}/{_n(e.filter95)} | {_n(e.rs85)}/{_n(e.rs95)} "
+            f"| {_f(e.expected_filter, 2)} / {_f(e.expected_random, 2)} | {e.versus_rs(0.95)} |"
+        )
+    lines += ["", "At 95%: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())), ""]
+    disagreements = [c for c in report.calls if c.called_correct is not None and not c.agrees]
+    lines += ["## Disagreements with the labels", ""]
+    if not disagreements:
+        lines.append("None.")
+    for c in disagreements:
+        verdict = "correct" if c.called_correct else "incorrect"
+        labelled = "resolved" if c.resolved else "not resolved"
+        lines.append(f"- `{c.key}`: called {verdict}, labelled {labelled}: {c.reason}")
+    dropped = {i: d for i, d in report.dropped.items() if d}
+    if dropped:
+        lines += ["", "## Test ids left out of the judgement", ""]
+        for instance_id, ids in sorted(dropped.items()):
+            for test_id, why in sorted(ids.items()):
+                lines.append(f"- {instance_id}: `{test_id}`: {why}")
+    if report.errors:
+        lines += ["", "## Not run", ""]
+        lines += [f"- `{k}`: {v}" for k, v in sorted(report.errors.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _n(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
+def write_reports(
+    out: Path, header: Mapping[str, Any], report: PodReport, wall_s: float, peak_mb: float
+) -> dict[str, Path]:
+    """report.json, report.md, calls.csv-like JSON and the two figures, in ``out``."""
+    paths = {
+        "json": out / "report.json",
+        "markdown": out / "report.md",
+        "envelope": out / "wpc_envelope.png",
+        "effort": out / "effort.png",
+    }
+    if report.envelope:
+        plot_wpc_envelope(report.envelope, report.metrics, report.intervals, paths["envelope"])
+    else:
+        paths.pop("envelope")
+    plot_effort_table(report.effort, paths["effort"])
+    document = {
+        **header,
+        "wall_s": round(wall_s, 1),
+        "peak_rss_mb": peak_mb,
+        "confusion": report.matrix,
+        "metrics": report.metrics,
+        "intervals": report.intervals,
+        "wpc_equivalent_p": report.equivalent_p,
+        "wpc_envelope": report.envelope,
+        "effort": [asdict(e) for e in report.effort],
+        "calls": [asdict(c) for c in report.calls],
+        "dropped": report.dropped,
+        "errors": report.errors,
+    }
+    paths["json"].write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
+    paths["markdown"].write_text(markdown(header, report, wall_s, peak_mb), encoding="utf-8")
+    return paths

@@ -1,0 +1,63 @@
+"""What a benchmark report was computed from: input file hashes, Reprobot's version, the date."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reprobot import __version__
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def fingerprint(*parts: Any) -> str:
+    """A short stable hash of JSON-serialisable parts (what makes a stored result reusable)."""
+    blob = json.dumps(parts, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def provenance(
+    inputs: Mapping[str, Path | None], argv: Sequence[str], extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The header of a report: every input file with its SHA-256, version, date and command."""
+    return {
+        "reprobot_version": __version__,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "command": list(argv),
+        "inputs": {
+            name: {"path": str(path), "sha256": file_sha256(path)}
+            for name, path in inputs.items()
+            if path is not None and path.is_file()
+        },
+        **(extra or {}),
+    }
+
+
+def provenance_markdown(header: Mapping[str, Any]) -> list[str]:
+    """The provenance header as markdown lines."""
+    lines = [
+        f"- Reprobot {header['reprobot_version']}, {header['date']}, "
+        f"Python {header['python']} on {header['platform']}",
+        f"- Command: `{' '.join(header['command'])}`",
+    ]
+    for name, info in header["inputs"].items():
+        lines.append(f"- {name}: `{info['path']}` (sha256 `{info['sha256'][:16]}…`)")
+    return lines

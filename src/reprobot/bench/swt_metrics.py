@@ -1,0 +1,219 @@
+"""SWT-Bench grading of one prediction, and the paper's aggregate rows (pure functions).
+
+A prediction is a test patch T for an instance with golden fix X*. The harness runs, each with
+coverage, T on R and on R∘X* ("pred"), the golden tests on both ("gold"), and the existing tests of
+T's files without T on both ("base"). Definitions, as in SWT-Bench's harness:
+
+- a test's status on one side is P (passed), F (failed) or x (errored, skipped, or absent);
+- the report of a pre/post pair sorts tests into F→P (F or x before, P after), P→P, P→F (P before,
+  F or x after) and F→F (everything else that does not pass after);
+- **S** (success): the prediction's F→P tests strictly include the base run's, and it adds no P→F
+  and no F→F test that the base run does not have;
+- **W**: the prediction applies to R;
+- **F→×**: it adds a test failing on R (an added F→P or F→F); **F→P**: it adds an F→P test;
+  **P→P**: it adds tests, and every one it adds passes on both sides;
+- **ΔC** (change coverage): among the executable lines of X* (removed lines executed on R by the
+  golden or existing tests, added lines executed on R∘X* by them), the share that the prediction's
+  own tests execute. Reprobot records which test function ran each line, so "its own tests" are
+  the test functions of the pred run that the base run does not have; the harness's hit-count
+  increase counts the same lines except where a test T edits in place executes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reprobot.validation.patch import Patch
+from reprobot.validation.testrun import FileCoverage, Outcome
+from reprobot.validation.verdict import change_coverage, changed_lines, executable_lines
+
+F2P, P2P, P2F, F2F = "F->P", "P->P", "P->F", "F->F"
+
+
+def harness_status(outcome: Outcome | None) -> str | None:
+    """``"P"``, ``"F"`` or None (errored, skipped or absent), the harness's three states."""
+    if outcome is Outcome.PASSED:
+        return "P"
+    if outcome is Outcome.FAILED:
+        return "F"
+    return None
+
+
+def classify(pre: Mapping[str, Outcome], post: Mapping[str, Outcome]) -> dict[str, set[str]]:
+    """Sort the tests of a pre/post pair of runs into F->P, P->P, P->F and F->F."""
+    out: dict[str, set[str]] = {F2P: set(), P2P: set(), P2F: set(), F2F: set()}
+    for test in set(pre) | set(post):
+        before, after = harness_status(pre.get(test)), harness_status(post.get(test))
+        if after == "P":
+            out[P2P if before == "P" else F2P].add(test)
+        elif before == "P":
+            out[P2F].add(test)
+        else:
+            out[F2F].add(test)
+    return out
+
+
+def added(pred: Mapping[str, set[str]], base: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """Per category, the tests the prediction's report has and the base report does not."""
+    return {kind: set(pred[kind]) - set(base.get(kind, set())) for kind in pred}
+
+
+def resolved(pred: Mapping[str, set[str]], base: Mapping[str, set[str]]) -> bool:
+    """SWT-Bench's S: more F->P tests than the base (and all of its), no new P->F or F->F."""
+    more = set(pred[F2P]) >= set(base[F2P]) and bool(set(pred[F2P]) - set(base[F2P]))
+    return more and not (set(pred[P2F]) - set(base[P2F])) and not (set(pred[F2F]) - set(base[F2F]))
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What one prediction came to, as the paper's columns."""
+
+    applied: bool
+    success: bool
+    fail_any: bool
+    fail_to_pass: bool
+    pass_only: bool
+
+
+def flags(applied: bool, pred: Mapping[str, set[str]], base: Mapping[str, set[str]]) -> Flags:
+    if not applied:
+        return Flags(False, False, False, False, False)
+    extra = added(pred, base)
+    return Flags(
+        applied=True,
+        success=resolved(pred, base),
+        fail_any=bool(extra[F2P] or extra[F2F]),
+        fail_to_pass=bool(extra[F2P]),
+        pass_only=bool(extra[P2P]) and not (extra[F2P] or extra[F2F] or extra[P2F]),
+    )
+
+
+# --- change coverage ----------------------------------------------------------------------------
+
+
+def _executed_lines(
+    source: bytes | None, runs: Iterable[Mapping[str, FileCoverage] | None], path: str
+) -> frozenset[int]:
+    """Lines of ``source`` whose statement ran in any of ``runs`` (continuation lines count)."""
+    mapping = executable_lines(source) or {}
+    ran: set[int] = set()
+    for run in runs:
+        if run is not None and path in run:
+            ran |= run[path].executed
+    return frozenset(line for line, first in mapping.items() if first in ran)
+
+
+def context_labels(run: Mapping[str, FileCoverage] | None) -> frozenset[str]:
+    """Every test function that ran some line in ``run``."""
+    if run is None:
+        return frozenset()
+    return frozenset(label for fc in run.values() for ctx in fc.contexts.values() for label in ctx)
+
+
+def restrict_to(
+    run: Mapping[str, FileCoverage] | None, labels: frozenset[str]
+) -> dict[str, FileCoverage]:
+    """``run`` as if only the test functions ``labels`` had run."""
+    out: dict[str, FileCoverage] = {}
+    for path, fc in (run or {}).items():
+        lines = {line for line, ctx in fc.contexts.items() if ctx & labels}
+        out[path] = FileCoverage(statements=fc.statements, executed=frozenset(lines))
+    return out
+
+
+@dataclass(frozen=True)
+class CoverageDelta:
+    executable: int
+    covered: int
+    uncovered: tuple[str, ...] = ()
+
+    @property
+    def ratio(self) -> float | None:
+        return self.covered / self.executable if self.executable else None
+
+
+def coverage_delta(
+    fix: Patch,
+    old_sources: Mapping[str, bytes | None],
+    new_sources: Mapping[str, bytes | None],
+    pred: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
+    gold: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
+    base: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
+) -> CoverageDelta:
+    """ΔC of the prediction (pre, post coverage pairs of the pred, gold and base runs)."""
+    changes = changed_lines(fix)
+    exec_before = {
+        c.old_path: _executed_lines(old_sources.get(c.old_path), (gold[0], base[0]), c.old_path)
+        for c in changes.values()
+        if c.old_path
+    }
+    exec_after = {
+        path: _executed_lines(new_sources.get(path), (gold[1], base[1]), path) for path in changes
+    }
+    own = [restrict_to(pred[i], context_labels(pred[i]) - context_labels(base[i])) for i in (0, 1)]
+    result = change_coverage(
+        changes, old_sources, new_sources, own[0], own[1], exec_before, exec_after
+    )
+    uncovered = tuple(f"{f.path}:{line}" for f in result.files for line in f.uncovered)
+    return CoverageDelta(result.executable, result.covered, uncovered)
+
+
+# --- aggregates ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstanceScore:
+    """The graded prediction of one instance (what the per-instance CSV holds)."""
+
+    instance_id: str
+    flags: Flags
+    delta: CoverageDelta
+    excluded: bool = False
+    error: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.instance_id,
+            "excluded": self.excluded,
+            "W": self.flags.applied,
+            "S": self.flags.success,
+            "F->x": self.flags.fail_any,
+            "F->P": self.flags.fail_to_pass,
+            "P->P": self.flags.pass_only,
+            "dC": self.delta.ratio,
+            "executable_lines": self.delta.executable,
+            "covered_lines": self.delta.covered,
+            **{f"n_{k}": v for k, v in sorted(self.counts.items())},
+            "error": self.error or "",
+        }
+
+
+def _share(values: Sequence[bool]) -> float | None:
+    return 100.0 * sum(values) / len(values) if values else None
+
+
+def _mean_delta(scores: Sequence[InstanceScore]) -> float | None:
+    # An instance whose golden fix has no executable changed line has no ΔC; a prediction that
+    # does not apply executes nothing, so it counts as 0.
+    ratios = [s.delta.ratio for s in scores if s.delta.executable]
+    return 100.0 * sum(r or 0.0 for r in ratios) / len(ratios) if ratios else None
+
+
+def table_row(scores: Sequence[InstanceScore]) -> dict[str, Any]:
+    """The paper's Table 2 and 3 figures (percentages) over ``scores``."""
+    succeeded = [s for s in scores if s.flags.success]
+    failed = [s for s in scores if not s.flags.success]
+    return {
+        "instances": len(scores),
+        "W": _share([s.flags.applied for s in scores]),
+        "S": _share([s.flags.success for s in scores]),
+        "F->x": _share([s.flags.fail_any for s in scores]),
+        "F->P": _share([s.flags.fail_to_pass for s in scores]),
+        "P->P": _share([s.flags.pass_only for s in scores]),
+        "dC_all": _mean_delta(scores),
+        "dC_succeeded": _mean_delta(succeeded),
+        "dC_not_succeeded": _mean_delta(failed),
+    }

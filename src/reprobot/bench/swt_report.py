@@ -1,0 +1,130 @@
+"""The readable and machine-readable outputs of ``bench swt``: report.json, report.md, CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from reprobot.bench.provenance import provenance_markdown
+from reprobot.bench.swt_metrics import InstanceScore, table_row
+
+# Published rows of SWT-Bench Lite (Mündler et al., Table 2 and the leaderboard), for comparison.
+PAPER_ROWS: dict[str, dict[str, float]] = {
+    "ZeroShotPlus (GPT-4)": {"S": 9.4, "dC_all": 21.5},
+    "LIBRO (GPT-4)": {"S": 14.1, "dC_all": 23.8},
+    "SWE-Agent+ (GPT-4)": {"S": 18.5},
+}
+COLUMNS = ("W", "S", "F->x", "F->P", "P->P", "dC_all", "dC_succeeded", "dC_not_succeeded")
+
+
+def rows(scores: Sequence[InstanceScore]) -> dict[str, dict[str, Any]]:
+    """The aggregate rows: every instance, and those SWT-Bench keeps."""
+    kept = [s for s in scores if not s.excluded]
+    out = {"all instances": table_row(scores)}
+    if len(kept) != len(scores):
+        out["without SWT-Bench's excluded ids"] = table_row(kept)
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def write_csv(path: Path, scores: Sequence[InstanceScore]) -> None:
+    records = [s.row() for s in scores]
+    fields: list[str] = []
+    for record in records:
+        fields += [k for k in record if k not in fields]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(records)
+
+
+def markdown(
+    header: Mapping[str, Any],
+    model: str,
+    scores: Sequence[InstanceScore],
+    wall_s: float,
+    peak_mb: float,
+) -> str:
+    lines = [f"# SWT-Bench evaluation: {model}", "", *provenance_markdown(header), ""]
+    lines += [
+        f"Wall time {wall_s:.0f} s; peak memory of the harness process {peak_mb:.0f} MiB "
+        "(each sandbox is held to its own memory limit).",
+        "",
+        "| rows | n | " + " | ".join(COLUMNS) + " |",
+        "|---|---|" + "---|" * len(COLUMNS),
+    ]
+    for name, row in rows(scores).items():
+        cells = " | ".join(_pct(row[c]) for c in COLUMNS)
+        lines.append(f"| {name} | {row['instances']} | {cells} |")
+    for name, row in PAPER_ROWS.items():
+        cells = " | ".join(_pct(row.get(c)) for c in COLUMNS)
+        lines.append(f"| paper: {name} | 276 | {cells} |")
+    lines += [
+        "",
+        "Percentages. W: the prediction applies; S: success (more F→P tests than the existing "
+        "tests, no new failing test); F→×: adds a test failing on R; F→P: adds an F→P test; "
+        "P→P: adds tests that pass on both sides only; ΔC: the share of the golden fix's "
+        "executable lines the prediction's own tests execute (mean over instances with "
+        "executable lines; succeeded and not-succeeded instances apart).",
+        "",
+        "## Per instance",
+        "",
+        "| instance | W | S | F→× | F→P | P→P | ΔC | executable | problems |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in scores:
+        mark = " (excluded)" if s.excluded else ""
+        ratio = s.delta.ratio
+        marks = [
+            _yes(s.flags.applied),
+            _yes(s.flags.success),
+            _yes(s.flags.fail_any),
+            _yes(s.flags.fail_to_pass),
+            _yes(s.flags.pass_only),
+            "–" if ratio is None else f"{100 * ratio:.0f}%",
+            str(s.delta.executable),
+            (s.error or "").replace("|", "\\|")[:200],
+        ]
+        lines.append(f"| {s.instance_id}{mark} | " + " | ".join(marks) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _yes(value: bool) -> str:
+    return "✓" if value else "·"
+
+
+def write_reports(
+    out: Path,
+    header: Mapping[str, Any],
+    model: str,
+    scores: Sequence[InstanceScore],
+    results: Mapping[str, Mapping[str, Any]],
+    wall_s: float,
+    peak_mb: float,
+) -> dict[str, Path]:
+    """Write report.json, report.md and instances.csv into ``out``; return their paths."""
+    paths = {
+        "json": out / "report.json",
+        "markdown": out / "report.md",
+        "csv": out / "instances.csv",
+    }
+    document = {
+        **header,
+        "model": model,
+        "wall_s": round(wall_s, 1),
+        "peak_rss_mb": peak_mb,
+        "rows": rows(scores),
+        "paper_rows": PAPER_ROWS,
+        "instances": [s.row() for s in scores],
+        "details": results,
+    }
+    paths["json"].write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
+    paths["markdown"].write_text(markdown(header, model, scores, wall_s, peak_mb), encoding="utf-8")
+    write_csv(paths["csv"], scores)
+    return paths

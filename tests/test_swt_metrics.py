@@ -1,0 +1,517 @@
+"""SWT-Bench grading of one prediction and the aggregate rows, on hand-made inputs (no Docker).
+
+Every expected number is worked out by hand in the comments next to it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from reprobot.bench.swt_metrics import (
+    F2F,
+    F2P,
+    P2F,
+    P2P,
+    CoverageDelta,
+    Flags,
+    InstanceScore,
+    added,
+    classify,
+    context_labels,
+    coverage_delta,
+    flags,
+    harness_status,
+    resolved,
+    restrict_to,
+    table_row,
+)
+from reprobot.validation.patch import Patch
+from reprobot.validation.testrun import FileCoverage, Outcome
+
+P, F, E, S, M = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED, Outcome.MISSING
+
+
+def report(
+    f2p: set[str] | None = None,
+    p2p: set[str] | None = None,
+    p2f: set[str] | None = None,
+    f2f: set[str] | None = None,
+) -> dict[str, set[str]]:
+    """A classified report with the four categories (empty unless given)."""
+    return {F2P: f2p or set(), P2P: p2p or set(), P2F: p2f or set(), F2F: f2f or set()}
+
+
+# --- statuses and reports -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [(P, "P"), (F, "F"), (E, None), (S, None), (M, None), (None, None)],
+)
+def test_harness_status_has_three_states(outcome: Outcome | None, status: str | None) -> None:
+    assert harness_status(outcome) == status
+
+
+def test_classify_sorts_every_pair_into_the_four_buckets() -> None:
+    pre = {
+        "f_p": F,
+        "e_p": E,
+        "s_p": S,  # skipped counts as x
+        "p_p": P,
+        "p_f": P,
+        "p_e": P,
+        "p_s": P,
+        "p_absent": P,
+        "f_f": F,
+        "e_m": E,
+        "f_s": F,
+    }
+    post = {
+        "f_p": P,
+        "absent_p": P,  # x -> P: absent before
+        "e_p": P,
+        "s_p": P,
+        "p_p": P,
+        "p_f": F,
+        "p_e": E,
+        "p_s": S,
+        "f_f": F,
+        "e_m": M,
+        "f_s": S,
+        "absent_f": F,
+    }
+    out = classify(pre, post)
+    assert out == {
+        # F or x before, P after.
+        F2P: {"f_p", "absent_p", "e_p", "s_p"},
+        P2P: {"p_p"},
+        # P before, F or x after (an error, a skip, or the test vanishing).
+        P2F: {"p_f", "p_e", "p_s", "p_absent"},
+        # Everything else that does not pass after: F->F, x->x, F->x, x->F.
+        F2F: {"f_f", "e_m", "f_s", "absent_f"},
+    }
+
+
+def test_classify_of_empty_runs_has_four_empty_buckets() -> None:
+    assert classify({}, {}) == report()
+
+
+def test_added_is_per_category_difference() -> None:
+    pred = report(f2p={"a", "b"}, p2p={"c"}, p2f={"d"}, f2f={"e"})
+    base = report(f2p={"a"}, p2p={"c"}, f2f={"x"})
+    assert added(pred, base) == report(f2p={"b"}, p2f={"d"}, f2f={"e"})
+    # A category the base report lacks counts as empty there.
+    assert added(pred, {F2P: {"a"}}) == report(f2p={"b"}, p2p={"c"}, p2f={"d"}, f2f={"e"})
+
+
+# --- S (resolved) -------------------------------------------------------------------------------
+
+
+def test_resolved_with_a_new_fail_to_pass_test() -> None:
+    assert resolved(report(f2p={"new"}), report())
+
+
+def test_resolved_keeps_the_base_fail_to_pass_tests_and_adds_one() -> None:
+    # Pred F->P {a, b} strictly includes base F->P {a}.
+    assert resolved(report(f2p={"a", "b"}), report(f2p={"a"}))
+
+
+def test_not_resolved_when_the_prediction_only_repeats_the_base_fail_to_pass() -> None:
+    # An existing test is already F->P in the base run; the prediction adds nothing to it.
+    assert not resolved(report(f2p={"a"}, p2p={"kept"}), report(f2p={"a"}, p2p={"kept"}))
+
+
+def test_not_resolved_when_a_base_fail_to_pass_test_is_lost() -> None:
+    # {b} is not a superset of {a, c}: more tests, but not all of the base's.
+    assert not resolved(report(f2p={"a", "b"}), report(f2p={"a", "c"}))
+
+
+def test_not_resolved_with_a_new_fail_to_fail_test() -> None:
+    assert not resolved(report(f2p={"new"}, f2f={"still_fails"}), report())
+
+
+def test_not_resolved_with_a_new_pass_to_fail_test() -> None:
+    assert not resolved(report(f2p={"new"}, p2f={"broken"}), report())
+
+
+def test_resolved_despite_fail_to_fail_tests_the_base_already_has() -> None:
+    # F->F {old} and P->F {flaky} are in the base report too, so they are not new.
+    pred = report(f2p={"new"}, f2f={"old"}, p2f={"flaky"})
+    assert resolved(pred, report(f2f={"old"}, p2f={"flaky"}))
+
+
+# --- flags --------------------------------------------------------------------------------------
+
+
+def test_flags_of_a_prediction_that_does_not_apply_are_all_false() -> None:
+    # The reports would make a success; not applying overrides them.
+    assert flags(False, report(f2p={"new"}), report()) == Flags(False, False, False, False, False)
+
+
+def test_flags_of_a_success() -> None:
+    got = flags(True, report(f2p={"new"}, p2p={"other"}), report())
+    # pass_only is False: an added test is F->P.
+    assert got == Flags(
+        applied=True, success=True, fail_any=True, fail_to_pass=True, pass_only=False
+    )
+
+
+def test_flags_of_an_added_fail_to_fail_test() -> None:
+    got = flags(True, report(f2f={"new"}), report())
+    assert got == Flags(
+        applied=True, success=False, fail_any=True, fail_to_pass=False, pass_only=False
+    )
+
+
+def test_pass_only_when_every_added_test_passes_on_both_sides() -> None:
+    base = report(p2p={"old"}, f2f={"old_broken"})
+    # The base's own F->F test is not added, so it does not spoil pass_only.
+    got = flags(True, report(p2p={"old", "new"}, f2f={"old_broken"}), base)
+    assert got == Flags(
+        applied=True, success=False, fail_any=False, fail_to_pass=False, pass_only=True
+    )
+
+
+@pytest.mark.parametrize(
+    "pred",
+    [
+        report(p2p={"new"}, f2p={"also"}),
+        report(p2p={"new"}, f2f={"also"}),
+        report(p2p={"new"}, p2f={"also"}),
+        report(p2p={"old"}),  # adds no test at all
+    ],
+)
+def test_not_pass_only(pred: dict[str, set[str]]) -> None:
+    assert not flags(True, pred, report(p2p={"old"})).pass_only
+
+
+# --- context labels -----------------------------------------------------------------------------
+
+
+def test_context_labels_collects_every_file() -> None:
+    run = {
+        "a.py": FileCoverage(
+            frozenset({1, 2}), frozenset({1, 2}), {1: frozenset({"t::x"}), 2: frozenset({"t::y"})}
+        ),
+        "b.py": FileCoverage(frozenset({1}), frozenset({1}), {1: frozenset({"t::z", "t::x"})}),
+        "c.py": FileCoverage(frozenset({1}), frozenset({1})),  # ran outside any test
+    }
+    assert context_labels(run) == frozenset({"t::x", "t::y", "t::z"})
+    assert context_labels(None) == frozenset()
+    assert context_labels({}) == frozenset()
+
+
+def test_restrict_to_keeps_only_lines_the_labels_ran() -> None:
+    run = {
+        "a.py": FileCoverage(
+            statements=frozenset({1, 2, 3, 4}),
+            # Line 4 ran outside any test function: it has no context and is dropped.
+            executed=frozenset({1, 2, 3, 4}),
+            contexts={1: frozenset({"own"}), 2: frozenset({"own", "other"}), 3: frozenset({"x"})},
+        ),
+        "b.py": FileCoverage(frozenset({7}), frozenset({7}), {7: frozenset({"other"})}),
+    }
+    got = restrict_to(run, frozenset({"own"}))
+    assert got == {
+        "a.py": FileCoverage(statements=frozenset({1, 2, 3, 4}), executed=frozenset({1, 2})),
+        # A file none of the labels ran stays, with nothing executed.
+        "b.py": FileCoverage(statements=frozenset({7}), executed=frozenset()),
+    }
+    assert restrict_to(None, frozenset({"own"})) == {}
+    assert restrict_to(run, frozenset())["a.py"].executed == frozenset()
+
+
+# --- change coverage ----------------------------------------------------------------------------
+
+# The golden fix X* of pkg/mod.py: line 4 (a continuation line of the statement that starts on
+# line 2) is replaced, and a statement is added as new line 10.
+# Removed: old {4}; added: new {4, 10}.
+OLD_SOURCE = b"""\
+def f(x):
+    y = compute(
+        x,
+        1,
+    )
+    return y
+
+
+def g():
+    return 0
+"""
+NEW_SOURCE = b"""\
+def f(x):
+    y = compute(
+        x,
+        2,
+    )
+    return y
+
+
+def g():
+    log()
+    return 0
+"""
+GOLDEN_FIX = Patch(
+    """\
+diff --git a/pkg/mod.py b/pkg/mod.py
+index 1111111..2222222 100644
+--- a/pkg/mod.py
++++ b/pkg/mod.py
+@@ -1,10 +1,11 @@
+ def f(x):
+     y = compute(
+         x,
+-        1,
++        2,
+     )
+     return y
+ 
+ 
+ def g():
++    log()
+     return 0
+""",
+    name="golden.diff",
+)
+MOD = "pkg/mod.py"
+OLD_SOURCES: dict[str, bytes | None] = {MOD: OLD_SOURCE}
+NEW_SOURCES: dict[str, bytes | None] = {MOD: NEW_SOURCE}
+NEW, OLD = "tests/test_mod.py::test_new", "tests/test_mod.py::test_old"
+
+
+def cov(executed: set[int], contexts: dict[int, set[str]] | None = None) -> FileCoverage:
+    """coverage.py's data for one file: it records statement first lines only."""
+    return FileCoverage(
+        statements=frozenset({1, 2, 6, 9, 10, 11}),
+        executed=frozenset(executed),
+        contexts={line: frozenset(labels) for line, labels in (contexts or {}).items()},
+    )
+
+
+# Before the fix (R): the golden tests never call f; the existing tests (base) do, so old line 2,
+# the statement of removed line 4, ran in a reference run -> removed line 4 is executable.
+GOLD_PRE = {MOD: cov({1, 9})}
+BASE_PRE = {MOD: cov({1, 2, 6, 9}, {2: {OLD}, 6: {OLD}})}
+# The prediction's run has test_old and its own test_new, which also runs f: old line 4 covered.
+PRED_PRE = {MOD: cov({1, 2, 6, 9}, {2: {OLD, NEW}, 6: {OLD, NEW}})}
+
+# After the fix (R∘X*): the golden tests call f (new line 2 ran -> added line 4, a continuation
+# line of it, is executable); nobody in gold or base runs g's body, so added line 10 is not.
+GOLD_POST = {MOD: cov({1, 2, 6, 9})}
+# Base: test_old runs only another file here, but is still one of the base run's test functions.
+BASE_POST = {
+    MOD: cov({1, 9}),
+    "tests/test_mod.py": FileCoverage(frozenset({1, 2}), frozenset({1, 2}), {2: frozenset({OLD})}),
+}
+# Pred: f runs only under test_old (a base test, not the prediction's own) -> added line 4 not
+# covered; test_new runs g's new line 10, which is not executable, so it does not count.
+PRED_POST = {MOD: cov({1, 2, 6, 9, 10, 11}, {2: {OLD}, 6: {OLD}, 10: {NEW}, 11: {NEW}})}
+
+
+def test_the_golden_fix_is_what_the_example_says() -> None:
+    assert GOLDEN_FIX.files == (MOD,)
+    diff_lines = GOLDEN_FIX.diff.splitlines()
+    assert sum(1 for ln in diff_lines if ln.startswith("-") and not ln.startswith("---")) == 1
+    assert sum(1 for ln in diff_lines if ln.startswith("+") and not ln.startswith("+++")) == 2
+
+
+def test_coverage_delta_by_hand() -> None:
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(PRED_PRE, PRED_POST),
+        gold=(GOLD_PRE, GOLD_POST),
+        base=(BASE_PRE, BASE_POST),
+    )
+    # Executable: old -4 (via base pre) and new +4 (via gold post); +10 ran in neither -> 2.
+    # Covered: -4 only (test_new ran old line 2; new line 2 ran only under test_old) -> 1.
+    assert delta == CoverageDelta(executable=2, covered=1, uncovered=(f"{MOD}:+4",))
+    assert delta.ratio == 0.5
+
+
+def test_coverage_delta_counts_a_line_the_own_tests_run_after_the_fix() -> None:
+    # test_new now runs f after the fix too: new line 2 -> added line 4 covered. 2 of 2.
+    pred_post = {MOD: cov({1, 2, 6, 9, 10}, {2: {OLD, NEW}, 6: {OLD}, 10: {NEW}})}
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(PRED_PRE, pred_post),
+        gold=(GOLD_PRE, GOLD_POST),
+        base=(BASE_PRE, BASE_POST),
+    )
+    assert delta == CoverageDelta(executable=2, covered=2, uncovered=())
+    assert delta.ratio == 1.0
+
+
+def test_coverage_delta_does_not_credit_tests_the_base_run_has() -> None:
+    # If the base run had test_new too (the prediction adds no test function), nothing is own.
+    base_pre = {MOD: cov({1, 2, 6, 9}, {2: {OLD, NEW}})}
+    base_post = {MOD: cov({1, 9}, {9: {NEW}}), **{k: v for k, v in BASE_POST.items() if k != MOD}}
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(PRED_PRE, PRED_POST),
+        gold=(GOLD_PRE, GOLD_POST),
+        base=(base_pre, base_post),
+    )
+    # Executable lines are unchanged (base pre still ran old line 2): 2, covered 0.
+    assert delta == CoverageDelta(2, 0, (f"{MOD}:-4", f"{MOD}:+4"))
+    assert delta.ratio == 0.0
+
+
+def test_coverage_delta_when_the_reference_runs_execute_g_too() -> None:
+    # Base post runs g's new body (line 10) -> added line 10 becomes executable, and test_new's
+    # run of it counts: executable {-4, +4, +10} = 3, covered {-4, +10} = 2.
+    base_post = {**BASE_POST, MOD: cov({1, 9, 10, 11})}
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(PRED_PRE, PRED_POST),
+        gold=(GOLD_PRE, GOLD_POST),
+        base=(BASE_PRE, base_post),
+    )
+    assert delta == CoverageDelta(3, 2, (f"{MOD}:+4",))
+    assert delta.ratio is not None
+    assert math.isclose(delta.ratio, 2 / 3)
+
+
+def test_coverage_delta_of_a_prediction_without_coverage() -> None:
+    # A prediction that does not apply has no runs: the executable lines stay, none is covered.
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(None, None),
+        gold=(GOLD_PRE, GOLD_POST),
+        base=(BASE_PRE, BASE_POST),
+    )
+    assert (delta.executable, delta.covered) == (2, 0)
+    assert delta.ratio == 0.0
+
+
+def test_coverage_delta_with_no_reference_run_has_no_executable_line() -> None:
+    delta = coverage_delta(
+        GOLDEN_FIX,
+        OLD_SOURCES,
+        NEW_SOURCES,
+        pred=(PRED_PRE, PRED_POST),
+        gold=(None, None),
+        base=(None, None),
+    )
+    assert delta == CoverageDelta(0, 0, ())
+    assert delta.ratio is None
+
+
+# --- aggregates ---------------------------------------------------------------------------------
+
+
+def score(
+    instance_id: str, fl: Flags, executable: int, covered: int, **counts: int
+) -> InstanceScore:
+    return InstanceScore(instance_id, fl, CoverageDelta(executable, covered), counts=counts)
+
+
+# a: success, ΔC 3/4 = 0.75.
+A = score("a", Flags(True, True, True, True, False), 4, 3)
+# b: applies, adds an F->F test only, ΔC 1/2 = 0.5.
+B = score("b", Flags(True, False, True, False, False), 2, 1)
+# c: does not apply; the golden fix has 5 executable lines, none covered: ΔC 0.
+C = score("c", Flags(False, False, False, False, False), 5, 0)
+# d: applies, adds passing tests only; the golden fix has no executable line: no ΔC.
+D = score("d", Flags(True, False, False, False, True), 0, 0)
+
+
+def test_table_row_by_hand() -> None:
+    row = table_row([A, B, C, D])
+    assert row["instances"] == 4
+    assert row["W"] == 75.0  # a, b, d apply: 3/4
+    assert row["S"] == 25.0  # a: 1/4
+    assert row["F->x"] == 50.0  # a, b: 2/4
+    assert row["F->P"] == 25.0  # a: 1/4
+    assert row["P->P"] == 25.0  # d: 1/4
+    # ΔC over a, b, c (d has no executable line): (75 + 50 + 0) / 3.
+    assert math.isclose(row["dC_all"], 125 / 3)
+    assert row["dC_succeeded"] == 75.0  # a alone
+    # b and c (d left out): (50 + 0) / 2.
+    assert row["dC_not_succeeded"] == 25.0
+    assert set(row) == {
+        "instances",
+        "W",
+        "S",
+        "F->x",
+        "F->P",
+        "P->P",
+        "dC_all",
+        "dC_succeeded",
+        "dC_not_succeeded",
+    }
+
+
+def test_table_row_without_any_executable_line_or_success() -> None:
+    row = table_row([D])
+    assert row["W"] == 100.0
+    assert row["P->P"] == 100.0
+    assert row["dC_all"] is None
+    assert row["dC_succeeded"] is None  # no success at all
+    assert row["dC_not_succeeded"] is None  # d has no executable line
+
+
+def test_table_row_of_nothing() -> None:
+    row = table_row([])
+    assert row["instances"] == 0
+    assert all(row[k] is None for k in row if k != "instances")
+
+
+def test_instance_score_row() -> None:
+    s = InstanceScore(
+        "acme__w-1",
+        Flags(True, True, True, True, False),
+        CoverageDelta(4, 3, ("m.py:+2",)),
+        counts={"pred_F->P": 2, "base_F->F": 1},
+    )
+    row = s.row()
+    assert list(row) == [
+        "instance_id",
+        "excluded",
+        "W",
+        "S",
+        "F->x",
+        "F->P",
+        "P->P",
+        "dC",
+        "executable_lines",
+        "covered_lines",
+        "n_base_F->F",  # counts, sorted by name
+        "n_pred_F->P",
+        "error",
+    ]
+    assert row == {
+        "instance_id": "acme__w-1",
+        "excluded": False,
+        "W": True,
+        "S": True,
+        "F->x": True,
+        "F->P": True,
+        "P->P": False,
+        "dC": 0.75,
+        "executable_lines": 4,
+        "covered_lines": 3,
+        "n_base_F->F": 1,
+        "n_pred_F->P": 2,
+        "error": "",
+    }
+
+
+def test_instance_score_row_of_an_excluded_instance_with_an_error() -> None:
+    s = InstanceScore("x", Flags(False, False, False, False, False), CoverageDelta(0, 0))
+    s = InstanceScore(s.instance_id, s.flags, s.delta, excluded=True, error="SandboxError: boom")
+    row = s.row()
+    assert row["excluded"] is True
+    assert row["dC"] is None
+    assert row["error"] == "SandboxError: boom"
+    assert not any(k.startswith("n_") for k in row)
