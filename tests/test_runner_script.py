@@ -42,8 +42,7 @@ COVERAGE_HEAD = [
     sys.executable,
     "/work/.reprobot/cov.py",
     "run",
-    "--data-file=/work/out/.coverage",
-    "--include=/work/repo/*",
+    "--rcfile=/work/out/coveragerc",
     "-m",
     "pytest",
 ]
@@ -105,7 +104,7 @@ def test_split_command_rejects_unbalanced_quotes() -> None:
     ],
 )
 def test_pytest_argv_without_coverage(words: list[str], rest: list[str]) -> None:
-    assert runner.pytest_argv(words, False) == [sys.executable, "-m", "pytest", *rest, *TAIL]
+    assert runner.pytest_argv(words, None) == [sys.executable, "-m", "pytest", *rest, *TAIL]
 
 
 @pytest.mark.parametrize(
@@ -116,19 +115,29 @@ def test_pytest_argv_without_coverage(words: list[str], rest: list[str]) -> None
     ],
 )
 def test_pytest_argv_with_coverage(words: list[str], rest: list[str]) -> None:
-    assert runner.pytest_argv(words, True) == [*COVERAGE_HEAD, *rest, *TAIL]
+    assert runner.pytest_argv(words, "/work/out/coveragerc") == [*COVERAGE_HEAD, *rest, *TAIL]
+
+
+def test_coverage_rc_is_ours_and_asks_for_contexts_only_when_told() -> None:
+    plain = runner.coverage_rc(False)
+    assert plain.splitlines() == [
+        "[run]",
+        "data_file = /work/out/.coverage",
+        "include = /work/repo/*",
+    ]
+    assert "dynamic_context = test_function" in runner.coverage_rc(True).splitlines()
 
 
 def test_pytest_argv_ours_come_last() -> None:
     # The project's own --tb=no and junit_family must lose against ours.
-    argv = runner.pytest_argv(["pytest", "--tb=no", "-o", "junit_family=xunit2"], False)
+    argv = runner.pytest_argv(["pytest", "--tb=no", "-o", "junit_family=xunit2"], None)
     assert argv.index("--tb=short") > argv.index("--tb=no")
     assert argv.index("junit_family=xunit1") > argv.index("junit_family=xunit2")
 
 
 def test_pytest_argv_does_not_change_its_input() -> None:
     words = ["pytest", "-x"]
-    runner.pytest_argv(words, True)
+    runner.pytest_argv(words, "/work/out/coveragerc")
     assert words == ["pytest", "-x"]
 
 
@@ -147,13 +156,13 @@ def test_pytest_argv_does_not_change_its_input() -> None:
 )
 def test_pytest_argv_unsupported(words: list[str]) -> None:
     with pytest.raises(SystemExit, match="unsupported test command"):
-        runner.pytest_argv(words, False)
+        runner.pytest_argv(words, None)
 
 
 def test_split_then_argv_round_trip() -> None:
     env, words = runner.split_command("CI=1 python -m pytest -p no:randomly 'tests/a b.py'")
     assert env == {"CI": "1"}
-    assert runner.pytest_argv(words, False) == [
+    assert runner.pytest_argv(words, None) == [
         sys.executable,
         "-m",
         "pytest",

@@ -101,32 +101,29 @@ def split_command(test_cmd: str) -> tuple[dict[str, str], list[str]]:
 
 
 def coverage_rc(contexts: bool) -> str:
-    """Write Reprobot's own coverage.py configuration and return its path.
+    """Reprobot's own coverage.py configuration (the text of an rc file).
 
     The project's own settings are not read: ``parallel`` or ``source`` there would move or
     narrow the data this run reports. Per-test contexts name the test function that ran each
     line, so a run can tell the lines its new tests execute from those the others do.
     """
-    path = os.path.join(OUT, "coveragerc")
     lines = ["[run]", "data_file = " + os.path.join(OUT, ".coverage"), "include = " + REPO + "/*"]
     if contexts:
         lines.append("dynamic_context = test_function")
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    return path
+    return "\n".join(lines) + "\n"
 
 
-def pytest_argv(words: list[str], coverage: bool, contexts: bool = False) -> list[str]:
-    """The interpreter-level argv for a pytest command line, under coverage.py when asked."""
+def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
+    """The interpreter-level argv for a pytest command line, under coverage.py with the given
+    rc file when there is one."""
     if words and os.path.basename(words[0]) in ("pytest", "py.test"):
         rest = words[1:]
     elif len(words) >= 3 and words[1:3] == ["-m", "pytest"]:
         rest = words[3:]
     else:
         raise SystemExit("unsupported test command (pytest only): %r" % (words,))
-    if coverage:
-        head = [sys.executable, os.path.join(META, "cov.py"), "run", "--rcfile=" + coverage_rc(contexts),
-                "-m", "pytest"]
+    if coverage_rcfile:
+        head = [sys.executable, os.path.join(META, "cov.py"), "run", "--rcfile=" + coverage_rcfile, "-m", "pytest"]
     else:
         head = [sys.executable, "-m", "pytest"]
     # Later options win in pytest's parser, so these override the project's --tb=no and family.
@@ -136,12 +133,12 @@ def pytest_argv(words: list[str], coverage: bool, contexts: bool = False) -> lis
     return head + rest + extra
 
 
-def coverage_json(env: dict[str, str], contexts: bool = False) -> bool:
+def coverage_json(env: dict[str, str], rcfile: str, contexts: bool) -> bool:
     data = os.path.join(OUT, ".coverage")
     if not os.path.exists(data):
         return False
     log = os.path.join(OUT, "coverage.log")
-    code, _ = _run([sys.executable, os.path.join(META, "cov.py"), "json", "--rcfile=" + coverage_rc(contexts),
+    code, _ = _run([sys.executable, os.path.join(META, "cov.py"), "json", "--rcfile=" + rcfile,
                     "-o", os.path.join(OUT, "coverage.json")], env, 600, log)
     if code == 0 and contexts:
         code, _ = _run([sys.executable, os.path.join(META, "cov_contexts.py"), data, os.path.join(OUT, "contexts.json"),
@@ -193,7 +190,12 @@ def main() -> None:
             cmd_env, words = split_command(job["test_cmd"])
             env.update(cmd_env)
             contexts = bool(job.get("coverage_contexts"))
-            argv = pytest_argv(words, bool(job.get("coverage")), contexts)
+            rcfile = None
+            if job.get("coverage"):
+                rcfile = os.path.join(OUT, "coveragerc")
+                with open(rcfile, "w") as fh:
+                    fh.write(coverage_rc(contexts))
+            argv = pytest_argv(words, rcfile)
             selection = list(job.get("selection", []))
             log = os.path.join(OUT, "pytest.log")
             code, _ = _run(argv + selection, env, float(job["timeout_s"]), log)
@@ -209,8 +211,8 @@ def main() -> None:
                 status["selection_mode"] = "files"
             status["pytest_exit"] = code
             ran = True
-            if job.get("coverage"):
-                status["coverage_ok"] = coverage_json(env, contexts)
+            if rcfile:
+                status["coverage_ok"] = coverage_json(env, rcfile, contexts)
     status["ran"] = ran
     status["finished"] = time.time()
     trim_log(os.path.join(OUT, "pytest.log"))
