@@ -17,11 +17,13 @@ from reprobot.bench.swt_metrics import (
     Flags,
     InstanceScore,
     added,
+    changed_tests,
     classify,
     context_labels,
     coverage_delta,
     flags,
     harness_status,
+    own_labels,
     resolved,
     restrict_to,
     table_row,
@@ -515,3 +517,53 @@ def test_instance_score_row_of_an_excluded_instance_with_an_error() -> None:
     assert row["dC"] is None
     assert row["error"] == "SandboxError: boom"
     assert not any(k.startswith("n_") for k in row)
+
+
+# --- tests a prediction adds or edits ------------------------------------------------------------
+
+OLD_TESTS = """\
+def test_kept():
+    assert 1
+
+
+class TestThing:
+    def test_edited(self):
+        assert f(1) == 1
+"""
+NEW_TESTS = """\
+def test_kept():
+    assert 1
+
+
+class TestThing:
+    def test_edited(self):
+        assert f(1) == 1
+        assert f(2) == 2
+
+    def test_added(self):
+        assert f(3) == 3
+"""
+
+
+def test_changed_tests_lists_added_and_edited_functions_only() -> None:
+    assert changed_tests(OLD_TESTS, NEW_TESTS) == {"TestThing.test_edited", "TestThing.test_added"}
+    # A new module: every function is the prediction's.
+    assert changed_tests(None, OLD_TESTS) == {"test_kept", "TestThing.test_edited"}
+    # Reformatting that keeps the syntax tree is not an edit.
+    assert changed_tests(OLD_TESTS, OLD_TESTS.replace("assert 1", "assert (1)")) == frozenset()
+    assert changed_tests(OLD_TESTS, "def broken(:\n") == frozenset()
+
+
+def test_own_labels_are_new_labels_and_labels_of_edited_functions() -> None:
+    pred = frozenset(
+        {"tests.test_mod.test_kept", "tests.test_mod.TestThing.test_edited", "test_new.test_x"}
+    )
+    base = frozenset({"tests.test_mod.test_kept", "tests.test_mod.TestThing.test_edited"})
+    changed = {"tests/test_mod.py": frozenset({"TestThing.test_edited"})}
+    assert own_labels(pred, base, changed) == {
+        "tests.test_mod.TestThing.test_edited",
+        "test_new.test_x",
+    }
+    # Same function name in another module is not the edited one.
+    other = frozenset({"tests.test_other.TestThing.test_edited"})
+    assert own_labels(other, other, changed) == frozenset()

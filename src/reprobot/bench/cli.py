@@ -38,7 +38,7 @@ from reprobot.validation.limits import RunLimits
 
 DEFAULT_BENCH = Path("..") / "shared" / "bench"
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
-EVALUATION_VERSION = "1"
+EVALUATION_VERSION = "2"
 
 
 def register(sub: Any) -> None:

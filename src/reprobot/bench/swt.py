@@ -23,6 +23,7 @@ from reprobot.bench.swt_metrics import (
     Flags,
     InstanceScore,
     added,
+    changed_tests,
     classify,
     coverage_delta,
     flags,
@@ -94,7 +95,7 @@ def evaluate_instance(
     else:
         pred_runs = Pair(_EMPTY, _EMPTY)
 
-    delta = _delta(instance, prepared, pred_runs, gold_runs, base_runs)
+    delta = _delta(instance, prepared, pred_runs, gold_runs, base_runs, _edited(prepared, pred))
     report = classify(pred_runs.pre.outcomes, pred_runs.post.outcomes)
     base_report = classify(base_runs.pre.outcomes, base_runs.post.outcomes)
     graded = flags(applied and _ran(pred_runs), report, base_report)
@@ -140,8 +141,30 @@ def _problems(pred: Pair, gold: Pair) -> list[str]:
     return problems
 
 
+def _edited(prepared: Prepared, pred: Patch) -> dict[str, frozenset[str]]:
+    """The test functions a prediction adds or edits, per test module it touches."""
+    files = prediction_files(pred)
+    try:
+        new = patched_sources(prepared.base, [pred], files)
+    except SnapshotError:
+        return {}
+    out = {}
+    for path in files:
+        old, after = prepared.base.read_file(path), new.get(path)
+        out[path] = changed_tests(
+            old.decode("utf-8", "replace") if old is not None else None,
+            after.decode("utf-8", "replace") if after is not None else None,
+        )
+    return out
+
+
 def _delta(
-    instance: Instance, prepared: Prepared, pred: Pair, gold: Pair, base: Pair
+    instance: Instance,
+    prepared: Prepared,
+    pred: Pair,
+    gold: Pair,
+    base: Pair,
+    edited: Mapping[str, frozenset[str]],
 ) -> CoverageDelta:
     fix = instance.golden_patch
     paths = [f for f in fix.files if f.endswith(".py")]
@@ -151,7 +174,7 @@ def _delta(
     except SnapshotError:
         new_sources = {}
     return coverage_delta(
-        fix, old_sources, new_sources, pred.coverage, gold.coverage, base.coverage
+        fix, old_sources, new_sources, pred.coverage, gold.coverage, base.coverage, edited
     )
 
 

@@ -14,15 +14,18 @@ T's files without T on both ("base"). Definitions, as in SWT-Bench's harness:
   **P→P**: it adds tests, and every one it adds passes on both sides;
 - **ΔC** (change coverage): among the executable lines of X* (removed lines executed on R by the
   golden or existing tests, added lines executed on R∘X* by them), the share that the prediction's
-  own tests execute. Reprobot records which test function ran each line, so "its own tests" are
-  the test functions of the pred run that the base run does not have; the harness's hit-count
-  increase counts the same lines except where a test T edits in place executes them.
+  own tests execute. Reprobot records which test function ran each line; "its own tests" are the
+  test functions the prediction adds or edits (a golden test patch often adds asserts to an
+  existing test). The harness counts a line when its hit count grows; a line that an edited test
+  ran before its edit as often as after counts here and not there.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from reprobot.validation.patch import Patch
@@ -112,6 +115,48 @@ def context_labels(run: Mapping[str, FileCoverage] | None) -> frozenset[str]:
     return frozenset(label for fc in run.values() for ctx in fc.contexts.values() for label in ctx)
 
 
+def changed_tests(old: str | None, new: str | None) -> frozenset[str]:
+    """Qualified names (``test_f``, ``TestC.test_m``) of the functions of a test module that
+    ``new`` adds or whose source differs from ``old`` (every function when ``old`` is None)."""
+    before, after = _functions(old), _functions(new)
+    return frozenset(name for name, text in after.items() if before.get(name) != text)
+
+
+def _functions(source: str | None) -> dict[str, str]:
+    if not source:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, str] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found[prefix + node.name] = ast.dump(node)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return found
+
+
+def own_labels(
+    pred: frozenset[str], base: frozenset[str], changed: Mapping[str, frozenset[str]]
+) -> frozenset[str]:
+    """The context labels of the prediction's own tests: those the base run lacks, and those of
+    functions it changed. ``changed`` maps a test module's path to its changed qualified names;
+    a label (``module.Class.func``, module as imported) matches when it ends with the qualified
+    name preceded by the module's file stem."""
+    suffixes = {f"{Path(path).stem}.{name}" for path, names in changed.items() for name in names}
+    return frozenset(
+        label
+        for label in pred
+        if label not in base or any(label == s or label.endswith("." + s) for s in suffixes)
+    )
+
+
 def restrict_to(
     run: Mapping[str, FileCoverage] | None, labels: frozenset[str]
 ) -> dict[str, FileCoverage]:
@@ -141,8 +186,10 @@ def coverage_delta(
     pred: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
     gold: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
     base: tuple[Mapping[str, FileCoverage] | None, Mapping[str, FileCoverage] | None],
+    changed: Mapping[str, frozenset[str]] | None = None,
 ) -> CoverageDelta:
-    """ΔC of the prediction (pre, post coverage pairs of the pred, gold and base runs)."""
+    """ΔC of the prediction (pre, post coverage pairs of the pred, gold and base runs;
+    ``changed``: the test functions it edits per module, see ``own_labels``)."""
     changes = changed_lines(fix)
     exec_before = {
         c.old_path: _executed_lines(old_sources.get(c.old_path), (gold[0], base[0]), c.old_path)
@@ -152,7 +199,12 @@ def coverage_delta(
     exec_after = {
         path: _executed_lines(new_sources.get(path), (gold[1], base[1]), path) for path in changes
     }
-    own = [restrict_to(pred[i], context_labels(pred[i]) - context_labels(base[i])) for i in (0, 1)]
+    own = [
+        restrict_to(
+            pred[i], own_labels(context_labels(pred[i]), context_labels(base[i]), changed or {})
+        )
+        for i in (0, 1)
+    ]
     result = change_coverage(
         changes, old_sources, new_sources, own[0], own[1], exec_before, exec_after
     )
