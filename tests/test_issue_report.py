@@ -1,0 +1,558 @@
+"""Parsing issue text into an IssueReport: code blocks, sessions, tracebacks, expectations."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprobot.generation.expectations import Expectation
+from reprobot.generation.issue_report import (
+    MAX_BODY_CHARS,
+    CodeBlock,
+    IssueReport,
+    parse_issue,
+)
+from reprobot.generation.tracebacks import Frame, find_tracebacks, parse_exception_line
+
+
+def parse(body: str, title: str = "A bug") -> IssueReport:
+    return parse_issue(title, body)
+
+
+def pair(report: IssueReport) -> set[tuple[str | None, str | None]]:
+    return {(item.expected, item.actual) for item in report.expectations}
+
+
+# --- code blocks ---------------------------------------------------------------------------------
+
+
+def test_fenced_blocks_with_and_without_language() -> None:
+    body = (
+        "Run this:\n\n```Python title='demo.py'\nimport kettle\nkettle.boil(3)\n```\n\n"
+        "It prints:\n\n```\nwater is cold\n```\n"
+    )
+    code, output = parse(body).code_blocks
+    assert code == CodeBlock("import kettle\nkettle.boil(3)", "python", "fenced", 3)
+    assert code.is_python and not code.is_output
+    assert output.language is None and output.text == "water is cold"
+    assert output.is_output and not output.is_python
+
+
+def test_tilde_fence_and_longer_backtick_fence() -> None:
+    body = "~~~~yaml\nkey: 1\n~~~~\n\n````md\n```python\nnot closed here\n```\n````\n"
+    yaml, markdown = parse(body).code_blocks
+    assert (yaml.language, yaml.text) == ("yaml", "key: 1")
+    assert not yaml.is_output and not yaml.is_python
+    assert markdown.text == "```python\nnot closed here\n```"
+
+
+def test_unclosed_fence_runs_to_the_end() -> None:
+    (block,) = parse("Steps:\n```py\nx = compute()\nprint(x)\n").code_blocks
+    assert block.text == "x = compute()\nprint(x)\n"
+    assert block.language == "py" and block.is_python
+
+
+def test_fence_indented_in_a_list_item_is_dedented() -> None:
+    body = "1. Save this:\n   ```python\n   def f():\n       return 1\n   ```\n2. Run it"
+    (block,) = parse(body).code_blocks
+    assert block.text == "def f():\n    return 1"
+
+
+def test_indented_block_after_blank_line() -> None:
+    body = "Reproduce with\n\n    import kettle\n    kettle.boil(-1)\n\n\tprint('tab')\n\nDone."
+    (block,) = parse(body).code_blocks
+    assert block.kind == "indented" and block.line == 3
+    assert block.text == "import kettle\nkettle.boil(-1)\n\nprint('tab')"
+    assert block.is_python
+
+
+def test_indented_lines_in_a_list_continue_the_item() -> None:
+    body = "- first item\n\n    more text for the first item\n\nA paragraph.\n\n    real_code()\n"
+    (block,) = parse(body).code_blocks
+    assert block.text == "real_code()"
+
+
+def test_untagged_python_is_recognized_by_parsing_or_signals() -> None:
+    body = (
+        "```\nfrom kettle import Pot\nPot().heat()\n```\n"
+        "```\nimport kettle\nprint 'python two'\n```\n"
+        "```\n[1, 2, 3]\nTrue\n```\n"
+        "```\nKeyError: 'spout'\n```\n"
+    )
+    parses, signals, values, error = parse(body).code_blocks
+    assert parses.is_python and signals.is_python
+    assert not values.is_python and values.is_output
+    assert not error.is_python and error.is_traceback
+
+
+def test_traceback_tagged_python_is_output() -> None:
+    body = '```python\nTraceback (most recent call last):\n  File "a.py", line 1\nOSError\n```'
+    (block,) = parse(body).code_blocks
+    assert not block.is_python and block.is_output and block.is_traceback
+
+
+def test_code_followed_by_its_traceback_in_one_block() -> None:
+    body = (
+        "```\nimport kettle\nkettle.pour()\n"
+        'Traceback (most recent call last):\n  File "x.py", line 2, in <module>\n'
+        "RuntimeError: empty\n```"
+    )
+    (block,) = parse(body).code_blocks
+    assert block.is_python and block.is_traceback
+    assert parse(body).final_exception == "RuntimeError"
+
+
+def test_shell_blocks_are_output_and_config_blocks_are_neither() -> None:
+    body = "```console\n$ kettle --boil\nerror: no water\n```\n```toml\n[tool.kettle]\nx = 1\n```"
+    console, toml = parse(body).code_blocks
+    assert console.is_output and not console.is_python
+    assert not toml.is_output and not toml.is_python
+    assert parse(body).output_blocks == (console,)
+
+
+# --- sessions ------------------------------------------------------------------------------------
+
+
+def test_session_with_continuation_and_output() -> None:
+    body = (
+        "```pycon\n>>> import kettle\n>>> def f(x):\n...     return kettle.boil(x)\n...\n"
+        ">>> f(3)\n'hot'\n'still hot'\n>>> f(-1)\nTraceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\nValueError: negative\n>>>\n```'
+    )
+    report = parse(body)
+    (session,) = report.sessions
+    assert [step.source for step in session.statements] == [
+        "import kettle",
+        "def f(x):\n    return kettle.boil(x)",
+        "f(3)",
+        "f(-1)",
+    ]
+    assert session.statements[2].output == "'hot'\n'still hot'"
+    assert session.statements[3].output.endswith("ValueError: negative")
+    assert report.code_blocks[0].is_session and report.code_blocks[0].is_python
+    assert report.final_exception == "ValueError"
+
+
+def test_ipython_session() -> None:
+    body = (
+        "```\nIn [1]: import kettle\n\nIn [2]: for i in range(2):\n   ...:     print(i)\n"
+        "   ...: \n0\n1\n\nIn [3]: kettle.level()\nOut[3]: 0.5\n```"
+    )
+    (session,) = parse(body).sessions
+    steps = session.statements
+    assert steps[0].source == "import kettle" and steps[0].output == ""
+    assert steps[1].source == "for i in range(2):\n    print(i)"
+    assert steps[1].output == "0\n1"
+    assert (steps[2].source, steps[2].output) == ("kettle.level()", "0.5")
+
+
+def test_session_in_prose_ends_at_the_next_paragraph() -> None:
+    body = "Look:\n>>> kettle.level()\n0.5\n\n>>> kettle.fill()\n\nThen it broke."
+    (session,) = parse(body).sessions
+    assert [(s.source, s.output) for s in session.statements] == [
+        ("kettle.level()", "0.5"),
+        ("kettle.fill()", ""),
+    ]
+
+
+def test_ellipsis_after_output_is_output() -> None:
+    (session,) = parse("```\n>>> list(range(100))\n[0, 1,\n...\n```").sessions
+    assert session.statements[0].output == "[0, 1,\n..."
+
+
+# --- tracebacks ----------------------------------------------------------------------------------
+
+
+TRACEBACK = """\
+Traceback (most recent call last):
+  File "/home/u/run.py", line 8, in <module>
+    main()
+  File "/venv/lib/python3.11/site-packages/kettle/core.py", line 41, in main
+    raise kettle.errors.BoilError(
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+kettle.errors.BoilError: could not boil
+the water is frozen
+  (temperature -4)
+
+this line is not part of the message
+"""
+
+
+def test_traceback_with_frames_and_multiline_message() -> None:
+    (traceback,) = find_tracebacks(TRACEBACK)
+    assert traceback.exc_type == "kettle.errors.BoilError"
+    assert traceback.message == "could not boil\nthe water is frozen\n  (temperature -4)"
+    assert traceback.frames == (
+        Frame("/home/u/run.py", 8, "<module>", "main()"),
+        Frame(
+            "/venv/lib/python3.11/site-packages/kettle/core.py",
+            41,
+            "main",
+            "raise kettle.errors.BoilError(",
+        ),
+    )
+    assert traceback.text.startswith("Traceback") and traceback.text.endswith("(temperature -4)")
+
+
+def test_traceback_outside_code_blocks_is_found() -> None:
+    report = parse("I ran it and got\n\n" + TRACEBACK + "\nAny idea?")
+    assert report.final_exception == "kettle.errors.BoilError"
+    assert report.code_blocks == ()
+
+
+def test_chained_tracebacks() -> None:
+    body = (
+        "```\nTraceback (most recent call last):\n"
+        '  File "k.py", line 3, in pour\n    return cup[0]\nIndexError: list index out of range\n\n'
+        "During handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "k.py", line 5, in pour\n    raise EmptyError("no tea")\n'
+        "kettle.EmptyError: no tea\n```"
+    )
+    report = parse(body)
+    assert [t.exc_type for t in report.tracebacks] == ["IndexError", "kettle.EmptyError"]
+    assert report.final_traceback is report.tracebacks[-1]
+    assert report.final_exception == "kettle.EmptyError"
+    assert report.tracebacks[1].frames[0].source == 'raise EmptyError("no tea")'
+
+
+def test_exception_without_message_and_syntax_error() -> None:
+    text = (
+        'Traceback (most recent call last):\n  File "a.py", line 2, in <module>\n'
+        "    time.sleep(9)\nKeyboardInterrupt\n\n"
+        'Traceback (most recent call last):\n  File "b.py", line 1\n    def f(:\n'
+        "          ^\nSyntaxError: invalid syntax\n"
+    )
+    interrupt, syntax = find_tracebacks(text)
+    assert (interrupt.exc_type, interrupt.message) == ("KeyboardInterrupt", "")
+    assert syntax.frames == (Frame("b.py", 1, None, "def f(:"),)
+    assert syntax.exc_type == "SyntaxError"
+
+
+def test_ipython_traceback() -> None:
+    text = (
+        "---------------------------------------------------------------------------\n"
+        "ZeroDivisionError                         Traceback (most recent call last)\n"
+        "Cell In[2], line 1\n----> 1 kettle.ratio(0)\n\n"
+        "File ~/kettle/core.py:17, in ratio(x)\n     16 def ratio(x):\n---> 17     return 1 / x\n\n"
+        "ZeroDivisionError: division by zero\n"
+    )
+    (traceback,) = find_tracebacks(text)
+    assert traceback.exc_type == "ZeroDivisionError"
+    assert traceback.frames == (
+        Frame("Cell In[2]", 1, None, "kettle.ratio(0)"),
+        Frame("~/kettle/core.py", 17, "ratio(x)", "return 1 / x"),
+    )
+
+
+def test_pytest_e_lines() -> None:
+    body = (
+        "```\n    def test_boil():\n>       assert kettle.boil(1) == 2\n"
+        "E       assert 1 == 2\nE        +  where 1 = boil(1)\n\n"
+        "tests/test_k.py:4: AssertionError\n"
+        "____ test_pour ____\nE   ValueError: bad cup\nE   size 3\n```"
+    )
+    first, second = parse(body).tracebacks
+    assert (first.exc_type, first.message) == (
+        "AssertionError",
+        "assert 1 == 2\n +  where 1 = boil(1)",
+    )
+    assert (second.exc_type, second.message) == ("ValueError", "bad cup\nsize 3")
+    assert first.frames == () and second.frames == ()
+
+
+def test_pytest_explicit_exception_lines() -> None:
+    text = "E   AssertionError: assert 1 == 2\nx\nE       ValueError: bad\nkettle.py:3: ValueError"
+    first, second = find_tracebacks(text)
+    assert (first.exc_type, first.message) == ("AssertionError", "assert 1 == 2")
+    assert (second.exc_type, second.message) == ("ValueError", "bad")
+
+
+def test_native_pytest_traceback_ends_at_the_section_rule() -> None:
+    text = (
+        'Traceback (most recent call last):\n  File "t.py", line 2, in test_pour\n'
+        "    pour()\nOSError: spill\n______ test_boil ______\n"
+    )
+    (traceback,) = find_tracebacks(text)
+    assert traceback.message == "spill"
+
+
+def test_exception_group() -> None:
+    text = (
+        "  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "k.py", line 9, in <module>\n  |     brew()\n'
+        "  | ExceptionGroup: two failures (2 sub-exceptions)\n"
+        "  +-+---------------- 1 ----------------\n"
+        "    | Traceback (most recent call last):\n"
+        '    |   File "k.py", line 3, in boil\n    |     raise TooHotError(t)\n'
+        "    | TooHotError: 120\n"
+        "    +---------------- 2 ----------------\n"
+        "    | OSError: lid\n"
+        "    +------------------------------------\n"
+    )
+    group, hot = find_tracebacks(text)
+    assert (group.exc_type, group.message) == ("ExceptionGroup", "two failures (2 sub-exceptions)")
+    assert group.frames == (Frame("k.py", 9, "<module>", "brew()"),)
+    assert (hot.exc_type, hot.message) == ("TooHotError", "120")
+    assert hot.frames == (Frame("k.py", 3, "boil", "raise TooHotError(t)"),)
+
+
+def test_bare_exception_line_in_an_output_block() -> None:
+    body = (
+        "```\n$ kettle --time 1h30\nValueError: invalid literal for int() with base 10: '1h30'\n```"
+    )
+    report = parse(body)
+    (traceback,) = report.tracebacks
+    assert traceback.exc_type == "ValueError"
+    assert traceback.message == "invalid literal for int() with base 10: '1h30'"
+
+
+def test_bare_lines_need_an_exception_like_name_and_an_output_block() -> None:
+    assert parse("```\nNote: this is fine\nError: vague\n```").tracebacks == ()
+    assert parse("ValueError: in prose this is only a mention").tracebacks == ()
+    assert parse("```python\nx: int = 1\nTypeError: int\n```").tracebacks == ()
+    (warning,) = parse("```text\nkettle.HotWarning: careful\n```").tracebacks
+    assert warning.exc_type == "kettle.HotWarning"
+
+
+def test_parse_exception_line() -> None:
+    assert parse_exception_line("a.b.CError: x: y") == ("a.b.CError", "x: y")
+    assert parse_exception_line("__main__.f.<locals>.Oops: no") == (
+        "__main__.f.<locals>.Oops",
+        "no",
+    )
+    assert parse_exception_line("StopIteration") == ("StopIteration", "")
+    assert parse_exception_line("not an exception line") is None
+
+
+def test_traceback_cut_before_the_exception_keeps_its_frames() -> None:
+    text = 'Traceback (most recent call last):\n  File "k.py", line 3, in pour\n    go()\n\nNote: x'
+    (traceback,) = find_tracebacks(text)
+    assert traceback.exc_type == "" and traceback.frames[0].line == 3
+    assert parse("```\n" + text + "\n```").final_exception is None
+
+
+# --- expected versus actual ----------------------------------------------------------------------
+
+
+def test_expected_and_actual_sections_are_paired() -> None:
+    body = (
+        "### Expected behavior\n\nThe kettle reports 100.\n\n"
+        "### Actual behavior\n\nIt printed:\n\n```\n99.5\n```\n"
+    )
+    (item,) = parse(body).expectations
+    assert item.expected == "The kettle reports 100."
+    assert item.actual == "It printed:\n99.5"
+    assert "### Expected behavior" in item.source
+
+
+def test_issue_form_questions_and_placeholders() -> None:
+    body = (
+        "### What happened?\n\nThe pot overflowed.\n\n"
+        "### What did you expect to happen?\n\n_No response_\n\n"
+        "**Current behaviour**\nNothing boils\n"
+    )
+    assert pair(parse(body)) == {(None, "The pot overflowed."), (None, "Nothing boils")}
+
+
+def test_lead_in_lines() -> None:
+    body = "Expected output: `[1, 2]`\nActual output: `[2, 1]`\n\n- Expected: 3\n- Got: 4\n"
+    assert pair(parse(body)) == {("`[1, 2]`", "`[2, 1]`"), ("3", "4")}
+
+
+def test_label_followed_by_a_code_block() -> None:
+    body = "Expected result:\n```\nok\n```\nOutput:\n```\nfailed\n```"
+    assert pair(parse(body)) == {("ok", "failed")}
+
+
+def test_instead_of_means_actual_first() -> None:
+    body = "Calling `pot.size()` returns `None` instead of `0`.\nIt raises instead of returning 3."
+    assert pair(parse(body)) == {("`0`", "`None`"), ("3", "raises")}
+
+
+def test_title_phrasings() -> None:
+    report = parse_issue("to_celsius(212) gives 99.9 rather than 100", "")
+    assert report.expectations == (
+        Expectation("100", "99.9", "to_celsius(212) gives 99.9 rather than 100"),
+    )
+
+
+def test_should_but_phrasing() -> None:
+    body = "`boil(3)` should return 100, but it actually returns 99. Odd."
+    assert pair(parse(body)) == {("100", "99")}
+
+
+def test_expected_got_phrasings() -> None:
+    body = (
+        "Expected `list`, got `tuple`.\nI expected 3 but the result was 4.\nAs expected, nothing."
+    )
+    assert pair(parse(body)) == {("`list`", "`tuple`"), ("3", "4")}
+
+
+def test_comments_in_python_blocks() -> None:
+    body = "```python\nprint(pot.level())  # prints 2 instead of 3\nx = pot.x  # Expected: 7\n```"
+    assert pair(parse(body)) == {("3", "2"), ("7", None)}
+
+
+def test_expect_to_phrasing() -> None:
+    body = "I'd expect `pot.size()` to return 1 but it returns 2."
+    assert pair(parse(body)) == {("1", "2")}
+
+
+def test_actual_section_before_expected_section() -> None:
+    body = "**Actual result**\n\nIt hangs.\n\n**Expected result**\n\nIt returns.\n"
+    assert pair(parse(body)) == {("It returns.", "It hangs.")}
+
+
+def test_unrelated_instead_of_and_should_are_ignored() -> None:
+    body = (
+        "I use tea instead of coffee.\nThis should be fixed soon.\n"
+        "Instead having two pots works as expected:\n\n```\nok\n```\n"
+        "It is hot, but then instead of tea I think we want coffee."
+    )
+    assert parse(body).expectations == ()
+
+
+# --- cleaning ------------------------------------------------------------------------------------
+
+
+def test_html_comments_are_stripped() -> None:
+    body = (
+        "<!-- Thanks for reporting!\n```python\n# an example in the template\n```\n-->\n"
+        "Real text <!-- inline --> here.\n```html\n<!-- kept inside code -->\n```\n"
+        "A lone <!-- stays"
+    )
+    report = parse(body)
+    lines = report.body.split("\n")
+    assert lines[:5] == ["", "", "", "", ""]  # line numbers are kept
+    assert lines[5] == "Real text  here."
+    assert report.code_blocks[0].text == "<!-- kept inside code -->"
+    assert report.body.endswith("A lone <!-- stays")
+
+
+def test_details_blocks_keep_their_content() -> None:
+    body = "<details><summary>Log</summary>\n\n```\nOSError: disk full\n```\n</details>"
+    report = parse(body)
+    assert report.body.startswith("Log\n")
+    assert report.final_exception == "OSError"
+
+
+def test_crlf_line_endings() -> None:
+    report = parse("Steps:\r\n\r\n```python\r\nimport kettle\r\n```\r\nExpected: 1\r\nActual: 2")
+    assert report.code_blocks[0].text == "import kettle"
+    assert "\r" not in report.body
+    assert pair(report) == {("1", "2")}
+
+
+def test_quoted_lines() -> None:
+    body = (
+        "> Reported by a user:\n> > nested reply\n> ```\n> Traceback (most recent call last):\n"
+        '>   File "t.py", line 1, in <module>\n>     go()\n> TypeError: nope\n> ```\n'
+        "> ```\n> > kept\n> ```\n```\n> not a quote inside code\n```"
+    )
+    report = parse(body)
+    assert report.body.split("\n")[:2] == ["Reported by a user:", "nested reply"]
+    quoted, inner, literal = report.code_blocks
+    assert quoted.text.startswith("Traceback") and report.final_exception == "TypeError"
+    assert quoted.tracebacks[0].frames[0].source == "go()"
+    assert inner.text == "> kept"  # the fence sits one quote deep; the second marker is content
+    assert literal.text == "> not a quote inside code"
+
+
+# --- names and paths -----------------------------------------------------------------------------
+
+
+def test_identifiers() -> None:
+    body = (
+        "Calling `kettle.Pot.pour()` or `Strainer` breaks; `pip install kettle` works; `pot.py`"
+        " is a file.\n\n"
+        "```python\nfrom kettle.core import Pot, Lid as L\nimport numpy as np\n"
+        "p = Pot(np.zeros(3))  # not.this\ns = 'not.this.either'\nself.helper.run()\nlen(p)\n```"
+    )
+    names = parse(body, title="`brew()` fails").identifiers
+    assert names == (
+        "kettle.core",
+        "kettle.core.Pot",
+        "kettle.core.Lid",
+        "numpy",
+        "Pot",
+        "np.zeros",
+        "helper.run",
+        "brew",
+        "kettle.Pot.pour",
+        "Strainer",
+    )
+
+
+def test_mentioned_paths() -> None:
+    body = (
+        "See src/kettle/core.py:41, `kettle/io.py` and setup.py.\n"
+        "https://github.com/o/kettle/blob/main/kettle/lid.py#L10 and C:\\work\\kettle\\pot.py.\n"
+        "Not paths: e.g. numpy.linalg, v1.2, README, http://example.com/a.py\n"
+        "DEBUG kettle.pot:pot.py:88 boiling\n--- a/kettle/io.py\n+++ b/kettle/io.py\n"
+        '```\n  File "/usr/lib/python3.11/kettle/x.py", line 3, in f\n```'
+    )
+    assert parse(body, title="Bug in ./kettle/spout.py").mentioned_paths == (
+        "kettle/spout.py",
+        "src/kettle/core.py",
+        "kettle/io.py",
+        "setup.py",
+        "kettle/lid.py",
+        "C:/work/kettle/pot.py",
+        "pot.py",
+        "/usr/lib/python3.11/kettle/x.py",
+    )
+
+
+# --- edge cases ----------------------------------------------------------------------------------
+
+
+def test_empty_body() -> None:
+    report = parse_issue("", "")
+    assert report == IssueReport("", "", (), (), (), (), truncated=False)
+    assert report.identifiers == () and report.mentioned_paths == ()
+    assert report.final_exception is None and report.final_traceback is None
+
+
+def test_long_body_is_cut_and_flagged() -> None:
+    report = parse("x" * (MAX_BODY_CHARS + 10))
+    assert report.truncated and len(report.body) == MAX_BODY_CHARS
+    assert not parse("short").truncated
+
+
+ADVERSARIAL = [
+    "```" * 400_000,
+    "```\n" * 300_000,
+    "a" * 1_000_000,
+    "Traceback (most recent call last):\n" * 30_000,
+    '  File "x", line 1, in f\n' * 40_000,
+    "E   assert " * 100_000,
+    "<!--" * 300_000,
+    "<!-- -->" * 150_000,
+    "<details" * 150_000,
+    "> " * 500_000,
+    ">>> x\n... " * 100_000,
+    "instead of " * 100_000,
+    "should be 1 but " * 60_000,
+    "expected " * 110_000,
+    "`" + "a." * 500_000,
+    "``` " * 250_000,
+    "```python\n" + "'''" + "a\n" * 400_000,
+    "```python\n" + "(" * 300_000 + "\n```",
+    "a/" * 500_000 + ".py",
+    "ValueError: x\n" * 70_000,
+    "    \n" * 200_000,
+    "- a\n\n    b\n" * 100_000,
+    "### Expected\n" * 80_000,
+]
+
+
+@pytest.mark.parametrize("body", ADVERSARIAL, ids=range(len(ADVERSARIAL)))
+def test_adversarial_input_is_parsed(body: str) -> None:
+    report = parse(body, title="t" * 5000)
+    assert report.truncated
+    assert len(report.body) <= MAX_BODY_CHARS
+    # Touch every derived property: each must finish on hostile text too.
+    for block in report.code_blocks[:2000]:
+        assert isinstance(block.is_python, bool) and isinstance(block.is_output, bool)
+    assert isinstance(report.identifiers, tuple) and isinstance(report.mentioned_paths, tuple)
+    assert len(report.expectations) <= 50
