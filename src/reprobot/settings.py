@@ -24,7 +24,8 @@ class Settings(BaseSettings):
 
     # Sandbox images.
     base_image_source: Literal["auto", "registry", "bootstrap"] = "auto"
-    debian_mirror: str = "http://deb.debian.org/debian"
+    # Empty: the Debian mirror the host's apt sources name.
+    debian_mirror: str = ""
     # Index settings for environment builds; empty means "use the host's pip configuration".
     pip_index_url: str = ""
     pip_extra_index_urls: list[str] = Field(default_factory=list)

@@ -26,6 +26,7 @@ import docker.errors
 import structlog
 
 from reprobot.settings import Settings
+from reprobot.validation.apt_sources import host_mirror
 from reprobot.validation.container import ContainerSpec, run_container
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.pipconf import host_index_settings
@@ -130,13 +131,19 @@ def _bootstrap_rootfs(
         )
     if os.geteuid() != 0:
         raise ImageBuildError("bootstrapping a root filesystem needs root", log_path)
+    mirror = settings.debian_mirror or host_mirror()
+    if not mirror:
+        raise ImageBuildError(
+            "no Debian mirror: the host's apt sources name none; set REPROBOT_DEBIAN_MIRROR",
+            log_path,
+        )
     script = recipe_dir() / "bootstrap-rootfs.sh"
     with tempfile.TemporaryDirectory(prefix="reprobot-rootfs-", dir="/var/tmp") as tmp:
         out = Path(tmp) / f"{suite}.tar"
-        sink.write(f"+ {script} {suite} {settings.debian_mirror} {out}\n".encode())
+        sink.write(f"+ {script} {suite} {mirror} {out}\n".encode())
         sink.flush()
         proc = subprocess.run(
-            ["sh", str(script), suite, settings.debian_mirror, str(out)],
+            ["sh", str(script), suite, mirror, str(out)],
             stdout=sink,
             stderr=subprocess.STDOUT,
             check=False,
