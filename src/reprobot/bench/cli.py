@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -214,8 +215,14 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     plans: dict[str, TestPlan] = {}
     prepared: dict[str, Prepared] = {}
 
+    lock = threading.Lock()
+
     def setup(instance_id: str) -> tuple[Prepared, TestPlan]:
-        # Environments and plans are built once per instance, in whichever thread comes first.
+        with lock:
+            return _setup(instance_id)
+
+    def _setup(instance_id: str) -> tuple[Prepared, TestPlan]:
+        # Environments and plans are built once per instance, by whichever thread comes first.
         if instance_id not in prepared:
             prepared[instance_id] = ctx.prepare(instances[instance_id])
         if instance_id not in plans:

@@ -32,7 +32,6 @@ from reprobot.bench.dataset import (
 )
 from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
-from reprobot.bench.provenance import text_sha256
 from reprobot.bench.swt import prediction_files
 from reprobot.validation.limits import RunLimits
 from reprobot.validation.patch import Patch
@@ -104,10 +103,6 @@ class TestPlan:
     # Instance ids (golden tests) graded through ``mapping``; None: every test the runs report.
     mapping: IdMapping | None = None
     expected: Mapping[str, str] | None = None
-
-    @property
-    def fingerprint(self) -> str:
-        return text_sha256(self.tests.diff + "\n".join(self.selection))
 
     def outcomes(self, run: TestRun) -> dict[str, str]:
         """The run's outcome of every graded id (instance ids, or node ids)."""
