@@ -44,6 +44,24 @@ class Settings(BaseSettings):
     llm_base_url: str = ""
     llm_api_key: str = ""
     llm_model: str = ""
+    llm_timeout_s: float = 120.0
+    # Retries of one request on 429, 5xx and timeouts (the SDK backs off, honouring retry-after).
+    llm_max_retries: int = 3
+    # Tokens one reply may use, and all replies of one issue together.
+    llm_max_tokens: int = 4096
+    llm_token_budget: int = 200_000
+    # Zero-shot samples per issue, their temperature, and the agent's step budget.
+    llm_samples: int = 4
+    llm_temperature: float = 0.7
+    llm_agent_steps: int = 20
+
+    # Drafting: how many sandbox runs one issue may spend validating candidates.
+    draft_max_runs: int = 12
+
+    @property
+    def llm_enabled(self) -> bool:
+        """An LLM is called only when an endpoint and a model are both configured."""
+        return bool(self.llm_base_url and self.llm_model)
 
     @property
     def logs_dir(self) -> Path:

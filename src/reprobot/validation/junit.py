@@ -64,6 +64,14 @@ def _load(data: bytes) -> JUnitXml | TestSuite:
         return JUnitXml.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", text))
 
 
+def _clip(text: str) -> str:
+    """Head and tail of a long failure: the summary comes first and the final exception last."""
+    if len(text) <= _DETAIL_LIMIT:
+        return text
+    head = _DETAIL_LIMIT // 3
+    return f"{text[:head]}\n[...]\n{text[-(_DETAIL_LIMIT - head):]}"
+
+
 def parse_junit(
     data: bytes, repo_files: Collection[str]
 ) -> tuple[dict[str, Outcome], dict[str, str]]:
@@ -89,5 +97,5 @@ def parse_junit(
         if previous is None or _RANK[outcome] > _RANK[previous]:
             outcomes[test_id] = outcome
             if detail.strip():
-                details[test_id] = detail.strip()[:_DETAIL_LIMIT]
+                details[test_id] = _clip(detail.strip())
     return outcomes, details
