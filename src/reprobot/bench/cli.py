@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from reprobot import __version__
 from reprobot.bench import pod_report, swt_report
 from reprobot.bench.dataset import (
     DatasetError,
@@ -19,6 +20,12 @@ from reprobot.bench.dataset import (
     default_overlay,
     load_env_specs,
     load_instances,
+)
+from reprobot.bench.drafting import (
+    draft_instance,
+    drafting_markdown,
+    predictions_from,
+    write_predictions,
 )
 from reprobot.bench.environments import Prepared, prepare
 from reprobot.bench.executor import Store, Unit, default_workers, peak_rss_mb, run_units
@@ -33,6 +40,7 @@ from reprobot.bench.pod import (
 from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
 from reprobot.bench.provenance import fingerprint, provenance, text_sha256
 from reprobot.bench.swt import evaluate_instance, score
+from reprobot.generation.llm_setup import bind_llm_drafter
 from reprobot.settings import Settings
 from reprobot.validation.container import connect
 from reprobot.validation.limits import RunLimits
@@ -125,16 +133,17 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     started = time.monotonic()
     ctx = _Context(args, settings)
     instances = _instances(args)
+    drafting: dict[str, dict[str, Any]] = {}
+    predictions_path: Path | None = None
     if args.predictions == REPROBOT:
-        raise DatasetError(
-            "--predictions reprobot needs the drafter (reprobot reproduce), not available yet"
-        )
-    predictions_path = None if args.predictions == GOLD else Path(args.predictions)
-    predictions = (
-        gold_predictions(instances)
-        if predictions_path is None
-        else load_predictions(predictions_path)
-    )
+        drafting = _draft_all(ctx, instances)
+        predictions = predictions_from(drafting)
+        write_predictions(Path(args.out) / "predictions.jsonl", predictions)
+    elif args.predictions == GOLD:
+        predictions = gold_predictions(instances)
+    else:
+        predictions_path = Path(args.predictions)
+        predictions = load_predictions(predictions_path)
     excluded_path = args.excluded or args.instances.parent / "swtbench_excluded_lite.txt"
     excluded = set(excluded_path.read_text().split()) if excluded_path.is_file() else set()
     by_key = {i.instance_id: i for i in instances if i.instance_id in predictions}
@@ -171,7 +180,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     }
     all_results = {**results, **no_prediction}
     scores = [score(all_results[i.instance_id], i.instance_id in excluded) for i in instances]
-    model = "gold" if predictions_path is None else _model(predictions)
+    model = args.predictions if predictions_path is None else _model(predictions)
     header = provenance(
         {
             "instances": args.instances,
@@ -192,9 +201,41 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         time.monotonic() - started,
         peak_rss_mb(),
     )
+    if drafting:
+        with paths["markdown"].open("a", encoding="utf-8") as fh:
+            fh.write("\n" + drafting_markdown(instances, drafting))
     print(paths["markdown"].read_text(encoding="utf-8"))
     ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
     return 0 if not any(r.get("error") for r in all_results.values()) else 1
+
+
+def _draft_all(ctx: _Context, instances: list[Instance]) -> dict[str, dict[str, Any]]:
+    """Reprobot's drafts for every instance, resumable like the evaluation units."""
+    llm_drafter = bind_llm_drafter(ctx.settings)
+    by_key = {f"draft-{i.instance_id}": i for i in instances}
+    units = [
+        Unit(
+            key=key,
+            fingerprint=fingerprint(
+                EVALUATION_VERSION,
+                "draft",
+                __version__,
+                text_sha256(i.problem_statement),
+                ctx.settings.llm_model if llm_drafter else "no-llm",
+                ctx.settings.draft_max_runs,
+            ),
+            label=f"draft {i.instance_id}",
+        )
+        for key, i in by_key.items()
+    ]
+
+    def work(unit: Unit) -> dict[str, Any]:
+        instance = by_key[unit.key]
+        prepared = ctx.prepare(instance)
+        return draft_instance(ctx.client, instance, prepared, ctx.settings, llm_drafter)
+
+    results = run_units(units, work, ctx.store, ctx.workers, ctx.console, "bench swt: drafting")
+    return {by_key[key].instance_id: result for key, result in results.items()}
 
 
 def _model(predictions: dict[str, Any]) -> str:

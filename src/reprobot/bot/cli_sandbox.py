@@ -67,9 +67,17 @@ def register(sub: Any) -> None:
     run.set_defaults(handler=cmd_run_tests)
 
 
-def add_env_arguments(parser: argparse.ArgumentParser, ref_flag: str = "--ref") -> None:
-    """Options that locate a commit and the environment to test it in."""
-    parser.add_argument("--repo", required=True, type=Path, help="a local git repository")
+def add_env_arguments(
+    parser: argparse.ArgumentParser,
+    ref_flag: str = "--ref",
+    repo_help: str | None = None,
+) -> None:
+    """Options that locate a commit and the environment to test it in. With ``repo_help``
+    ``--repo`` is kept as text (it may be a URL), otherwise it is a local path."""
+    if repo_help is None:
+        parser.add_argument("--repo", required=True, type=Path, help="a local git repository")
+    else:
+        parser.add_argument("--repo", required=True, help=repo_help)
     parser.add_argument(
         ref_flag, dest="ref", default="HEAD", help="the commit to test (default HEAD)"
     )

@@ -31,6 +31,7 @@ from reprobot.generation.snippets import (
     raising_step,
     session_programs,
     shown_value_step,
+    stated_returns,
 )
 from reprobot.generation.test_layout import (
     TestLayout,
@@ -91,7 +92,9 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     return TreeContext(layout, sources, manifests, related)
 
 
-def _resolve(imports: Sequence[str], prelude: Sequence[str], body: str, tree: TreeContext) -> tuple[list[str], list[str], list[str]]:
+def _resolve(
+    imports: Sequence[str], prelude: Sequence[str], body: str, tree: TreeContext
+) -> tuple[list[str], list[str], list[str]]:
     """(imports, prelude, still undefined) after resolving the names the code leaves undefined."""
     imports = list(imports)
     prelude = list(prelude)
@@ -117,22 +120,26 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     out: list[TestSource] = []
     steps = [s.source for s in program.steps]
     if program.origin == "code":
-        out.append(TestSource(name, program.imports, "\n".join(steps), "the issue's code, run as a test"))
+        out.append(
+            TestSource(name, program.imports, "\n".join(steps), "the issue's code, run as a test")
+        )
         return out
     raised = raising_step(program)
     if raised is not None:
         body = "\n".join(steps[: raised + 1])
-        out.append(TestSource("issue-session-raises", program.imports, body, "the session up to the statement that raised"))
+        out.append(
+            TestSource(
+                "issue-session-raises",
+                program.imports,
+                body,
+                "the session up to the statement that raised",
+            )
+        )
     shown = shown_value_step(program)
     if shown is None:
         return out
-    setup = [
-        s.source
-        for k, s in enumerate(program.steps[:shown])
-        if k != raised and not (raised is not None and k > raised and False)
-    ]
-    if raised is not None and raised < shown:
-        setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
+    # A statement the session shows raising is left out of the setup of a later value.
+    setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
     value = step.output.strip()
     if value and len(value) <= _MAX_SHOWN_CHARS:
@@ -160,29 +167,71 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     return out
 
 
-def test_sources(issue: IssueReport, tree: TreeContext) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -> list[TestSource]:
+    """ "I expected `f(x)` to return `5`": the reproducer's statements up to that call, then the
+    call must give the stated value. Without a reproducer, the call alone."""
+    call, value = stated
+    note = f"`{call}` must give `{value}`, as the issue expects"
+    if not programs:
+        return [TestSource("issue-expected-return", (), assert_expected(call, value), note)]
+    out = []
+    for program in programs[:2]:
+        steps = [s.source for s in program.steps]
+        at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
+        raised = raising_step(program)
+        setup = [s for k, s in enumerate(steps[:at]) if k != raised]
+        body = assert_expected(call, value, setup)
+        out.append(TestSource("issue-expected-return", program.imports, body, note))
+    return out
+
+
+def test_sources(
+    issue: IssueReport, tree: TreeContext
+) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
     """Every variant the issue supports, the wrong values it shows, and why others were skipped."""
     sources: list[TestSource] = []
     wrong: list[str] = []
     skipped: list[tuple[str, str]] = []
     for index, program in enumerate(code_programs(issue)):
-        sources.extend(_program_sources(program, issue, "issue-code" if index == 0 else "issue-code-last"))
+        sources.extend(
+            _program_sources(program, issue, "issue-code" if index == 0 else "issue-code-last")
+        )
+    programs = [*code_programs(issue)[:1], *session_programs(issue)]
     for program in session_programs(issue):
         sources.extend(_program_sources(program, issue, "issue-session"))
         shown = shown_value_step(program)
         if shown is not None:
             wrong.append(program.steps[shown].output.strip())
+    returns = stated_returns(issue)
+    if returns:
+        sources.extend(_expected_return_sources(programs, returns[0]))
     case = cli_case(issue, tree.layout, tree.manifests)
     if case is not None:
         imports, body = cli_test_body(case)
-        sources.append(TestSource("issue-cli", tuple(imports), body, f"runs `{case.tool.name}` on the issue's files", True))
+        sources.append(
+            TestSource(
+                "issue-cli",
+                tuple(imports),
+                body,
+                f"runs `{case.tool.name}` on the issue's files",
+                True,
+            )
+        )
         wrong.extend(case.absent)
     if not sources:
-        skipped.append(("issue", "the issue shows no code, session or command to reproduce it with"))
+        skipped.append(
+            ("issue", "the issue shows no code, session or command to reproduce it with")
+        )
     return sources, wrong, skipped
 
 
-def draft_from_issue(issue: IssueReport, snapshot: RepoSnapshot, tree: TreeContext | None = None) -> DrafterOutput:
+def draft_from_issue(
+    issue: IssueReport, snapshot: RepoSnapshot, tree: TreeContext | None = None
+) -> DrafterOutput:
     """The no-LLM drafts of an issue, each a new test module in the repository's test layout."""
     tree = tree or tree_context(issue, snapshot)
     sources, wrong, skipped = test_sources(issue, tree)
@@ -193,7 +242,12 @@ def draft_from_issue(issue: IssueReport, snapshot: RepoSnapshot, tree: TreeConte
     for source in sources:
         imports, prelude, unresolved = _resolve(source.imports, [], source.body, tree)
         if unresolved:
-            skipped.append((source.method, f"names the issue's code uses are not found: {', '.join(unresolved[:5])}"))
+            skipped.append(
+                (
+                    source.method,
+                    f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
+                )
+            )
         signature = "tmp_path" if source.wants_tmp_path else ""
         text = module_text(issue.title, imports, prelude, [(stem, source.body)])
         if signature:

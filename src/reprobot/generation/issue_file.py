@@ -19,7 +19,7 @@ def split_issue_text(text: str) -> tuple[str, str]:
         except json.JSONDecodeError as exc:
             raise DraftingError(f"the issue looks like JSON but is not: {exc}") from exc
         if not isinstance(data, dict) or not isinstance(data.get("title"), str):
-            raise DraftingError("issue JSON needs a string \"title\" (and a \"body\")")
+            raise DraftingError('issue JSON needs a string "title" (and a "body")')
         body = data.get("body")
         return data["title"], body if isinstance(body, str) else ""
     first, _, rest = stripped.partition("\n")

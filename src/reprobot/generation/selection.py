@@ -1,5 +1,6 @@
 """Choosing among candidates, as LIBRO and its successors do: keep those failing for the issue's
-reason, rank by how well the failure matches the issue, then prefer the shorter test."""
+reason, rank by how well the failure matches the issue, then by method (a test that checks the
+value the issue expects before one that only runs the reproducer), then prefer the shorter."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from reprobot.generation.candidates import Candidate
 # On equal relevance, the issue's own code beats a model's rewrite of it: it is what the
 # reporter ran.
 _METHOD_ORDER = (
-    "issue-code", "issue-session-raises", "issue-cli", "issue-session-expected",
+    "issue-expected-return", "issue-code", "issue-session-raises", "issue-cli",
+    "issue-session-expected",
     "issue-session-value", "issue-code-last", "llm-agent", "llm-zero-shot",
 )  # fmt: skip
 
@@ -26,8 +28,8 @@ def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
         keep,
         key=lambda c: (
             -round(c.relevance, 3),
-            len(c.draft.patch.diff.splitlines()),
             _method_rank(c.draft.method),
+            len(c.draft.patch.diff.splitlines()),
             c.draft.test_files,
         ),
     )

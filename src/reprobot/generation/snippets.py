@@ -8,6 +8,7 @@ nothing) rather than guess when the text does not become valid Python.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import textwrap
 from dataclasses import dataclass
@@ -146,7 +147,9 @@ def _code_blocks(issue: IssueReport) -> list[CodeBlock]:
     return [
         block
         for block in issue.code_blocks
-        if block.is_python and not block.is_session and not block.is_traceback
+        if block.is_python
+        and not block.is_session
+        and not block.is_traceback
         and (block.language or "") not in ("diff", "patch")
     ]
 
@@ -214,16 +217,43 @@ def raising_step(program: Program) -> int | None:
 
 def shown_value_step(program: Program) -> int | None:
     """The session step whose printed value the issue is about: the one the reporter marked,
-    else the last one that printed a value (queries of versions aside)."""
+    else the last statement (trailing version queries aside) when it printed a value. Values
+    printed earlier are context: the reporter shows the surprise last."""
     for k, step in enumerate(program.steps):
         if step.marked and step.output and step.is_expression:
             return k
-    for k in range(len(program.steps) - 1, -1, -1):
-        step = program.steps[k]
-        if step.output and step.is_expression and not _VERSION_QUERY.search(step.source):
-            if "Traceback" not in step.output and not _EXC_LINE.search(step.output):
-                return k
+    k = len(program.steps) - 1
+    while k > 0 and _VERSION_QUERY.search(program.steps[k].source):
+        k -= 1
+    step = program.steps[k]
+    raised = "Traceback" in step.output or _EXC_LINE.search(step.output)
+    if step.output and step.is_expression and not raised:
+        return k
     return None
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+_RETURN_VERBS = re.compile(
+    r"\bto\s+(?:return|be|give|equal|produce|evaluate\s+to|yield)\b|\bshould\s+(?:return|be|give"
+    r"|equal|produce|evaluate\s+to|yield)\b",
+    re.I,
+)
+
+
+def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
+    """(call, value) pairs the issue states as expected: "I expected `f(x)` to return `5`",
+    "`f(x)` should be `5`". Both must be code spans; the call must parse as an expression."""
+    found: list[tuple[str, str]] = []
+    for line in issue.body.split("\n"):
+        spans = list(_SPAN.finditer(line))
+        for left, right in itertools.pairwise(spans):
+            between = line[left.end() : right.start()]
+            if not _RETURN_VERBS.search(between) or len(between) > 40:
+                continue
+            call, value = left.group(1).strip(), right.group(1).strip()
+            if "(" in call and Step(call).is_expression and value and len(value) <= 200:
+                found.append((call, value))
+    return found
 
 
 _EXC_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b(?::|$)", re.M)
