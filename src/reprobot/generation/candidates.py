@@ -89,7 +89,9 @@ class Validator:
     budget: SandboxBudget
 
     def _run(self, patches: Sequence[Patch], files: Sequence[str]) -> TestRun:
-        return run_tests(self.client, self.env, self.snapshot, patches, selection=files, limits=self.limits)
+        return run_tests(
+            self.client, self.env, self.snapshot, patches, selection=files, limits=self.limits
+        )
 
     def _judge(self, draft: Draft, run: TestRun) -> Candidate:
         judgement: Judgement = judge_run(run, draft.test_files, self.reason)
@@ -110,7 +112,9 @@ class Validator:
         paths: set[str] = set()
         for index, draft in enumerate(drafts):
             if not draft.patch.well_formed:
-                results[index] = unrun(draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff")
+                results[index] = unrun(
+                    draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff"
+                )
             elif _only_new_files(draft.patch) and not paths & set(draft.test_files):
                 batch.append(index)
                 paths.update(draft.test_files)
@@ -130,7 +134,9 @@ class Validator:
         if not draft.patch.well_formed:
             return unrun(draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff")
         if not self.budget.take():
-            return unrun(draft, Verdict.ERROR, "not run: the issue's budget of sandbox runs is spent")
+            return unrun(
+                draft, Verdict.ERROR, "not run: the issue's budget of sandbox runs is spent"
+            )
         return self._judge(draft, self._run([draft.patch], draft.test_files))
 
     def run_draft(self) -> RunDraft:
@@ -158,7 +164,9 @@ def _detail(run: TestRun, files: Sequence[str], limit: int = 2500) -> str:
     own = [t for t in sorted(run.failures) if t.split("::", 1)[0] in files]
     if own:
         return "\n\n".join(f"{t}:\n{run.failures[t]}" for t in own)[:limit]
-    outcomes = ", ".join(f"{t}: {o.value}" for t, o in sorted(run.outcomes.items()) if t.split("::", 1)[0] in files)
+    outcomes = ", ".join(
+        f"{t}: {o.value}" for t, o in sorted(run.outcomes.items()) if t.split("::", 1)[0] in files
+    )
     return (outcomes + "\n" + run.log_excerpt[-limit:]).strip()
 
 

@@ -72,7 +72,9 @@ def project_tools(layout: TestLayout, manifests: Mapping[str, str]) -> dict[str,
     tools: dict[str, Tool] = {}
     for name, target in console_scripts(manifests).items():
         module, _, function = target.partition(":")
-        code = f"import sys; from {module} import {function.split('.')[0]} as main; sys.exit(main())"
+        code = (
+            f"import sys; from {module} import {function.split('.')[0]} as main; sys.exit(main())"
+        )
         if function.count(".") == 0 and module.replace(".", "").replace("_", "").isalnum():
             tools[name] = Tool(name, ("-c", code))
     for package in layout.packages:
@@ -124,7 +126,9 @@ def loose_pattern(line: str) -> str:
     return "".join(out)
 
 
-def cli_case(issue: IssueReport, layout: TestLayout, manifests: Mapping[str, str]) -> CliCase | None:
+def cli_case(
+    issue: IssueReport, layout: TestLayout, manifests: Mapping[str, str]
+) -> CliCase | None:
     """The command-line reproduction an issue shows, or None when it shows none."""
     tools = project_tools(layout, manifests)
     commands = _commands(issue, tools)
@@ -133,7 +137,7 @@ def cli_case(issue: IssueReport, layout: TestLayout, manifests: Mapping[str, str
         return None
     bad = outputs[-1]
     before = [c for c in commands if c[0] <= bad.line + bad.text.count("\n")]
-    line, command = (before or commands)[-1]
+    _, command = (before or commands)[-1]
     try:
         words = shlex.split(command)
     except ValueError:

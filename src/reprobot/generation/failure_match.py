@@ -24,7 +24,9 @@ _SELF_INFLICTED = frozenset(
     | {"UnboundLocalError", "TabError"}
 )
 _E_LINE = re.compile(r"^E\s+(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$", re.M)
-_SUMMARY = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(?P<msg>.*))?$")
+_SUMMARY = re.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(?P<msg>.*))?$"
+)
 _LOCATION = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+):(?: in \S+| (?P<type>[\w.]+))?", re.M)
 _FIXTURE = re.compile(r"fixture '[^']+' not found")
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?|/[\w./-]+")
@@ -123,16 +125,18 @@ def _is_own(failure: Failure, test_files: Sequence[str]) -> bool:
     )
 
 
-def judge_test(failure: Failure, reason: IssueReason, test_files: Sequence[str]) -> tuple[Verdict, str, float]:
+def judge_test(
+    failure: Failure, reason: IssueReason, test_files: Sequence[str]
+) -> tuple[Verdict, str, float]:
     """The verdict on one failing test: reproduces (with a relevance), broken, or unrelated."""
     own = _is_own(failure, test_files)
     exc = failure.exc_type
     summary = f"{exc}: {failure.message}"[:200] if exc else failure.text.split("\n", 1)[0][:200]
     if _FIXTURE.search(failure.text):
         return Verdict.BROKEN, f"a fixture the test asks for does not exist ({summary})", 0.0
-    if exc in _SELF_INFLICTED and (own or exc in ("SyntaxError", "IndentationError")):
-        if short_name(reason.exc_type or "") != exc:
-            return Verdict.BROKEN, f"the test's own code fails: {summary}", 0.0
+    self_inflicted = exc in _SELF_INFLICTED and (own or exc in ("SyntaxError", "IndentationError"))
+    if self_inflicted and short_name(reason.exc_type or "") != exc:
+        return Verdict.BROKEN, f"the test's own code fails: {summary}", 0.0
     frames = sum(1 for f in reason.frame_functions if f in failure.text)
     frame_share = frames / len(reason.frame_functions) if reason.frame_functions else 0.0
     if reason.exc_type:
@@ -151,7 +155,11 @@ def judge_test(failure: Failure, reason: IssueReason, test_files: Sequence[str])
                 0.0,
             )
         if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
-            return Verdict.REPRODUCES, f"its assertion reports the issue's {wanted}", 2.5 + frame_share
+            return (
+                Verdict.REPRODUCES,
+                f"its assertion reports the issue's {wanted}",
+                2.5 + frame_share,
+            )
     squashed = _squash(failure.text)
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
@@ -164,7 +172,11 @@ def judge_test(failure: Failure, reason: IssueReason, test_files: Sequence[str])
                 "its assertion about what the issue describes fails",
                 1.0 + min(overlap, 10) / 10,
             )
-    shown = f"the issue shows {reason.exc_type}" if reason.exc_type else "the issue shows no such failure"
+    shown = (
+        f"the issue shows {reason.exc_type}"
+        if reason.exc_type
+        else "the issue shows no such failure"
+    )
     return Verdict.UNRELATED, f"fails with {summary or 'an error'}, but {shown}", 0.0
 
 
@@ -174,9 +186,13 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> J
         return Judgement(Verdict.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, "")
     if run.error or not run.install_ok or run.limits_hit:
         what = run.error or (
-            f"limits hit: {', '.join(sorted(run.limits_hit))}" if run.limits_hit else "install failed"
+            f"limits hit: {', '.join(sorted(run.limits_hit))}"
+            if run.limits_hit
+            else "install failed"
         )
-        return Judgement(Verdict.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:])
+        return Judgement(
+            Verdict.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]
+        )
     own = {
         test_id: outcome
         for test_id, outcome in run.outcomes.items()

@@ -112,7 +112,9 @@ def module_bindings(source: str) -> dict[str, ast.stmt]:
 
 def _literal_strings(node: ast.expr) -> list[str]:
     if isinstance(node, ast.List | ast.Tuple):
-        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
     return []
 
 

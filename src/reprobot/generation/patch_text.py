@@ -35,7 +35,9 @@ def file_diff(path: str, before: str | None, after: str) -> str:
     return "".join(header) + "".join(body)
 
 
-def patch_from_files(changes: Mapping[str, tuple[str | None, str]], name: str = "test.diff") -> Patch:
+def patch_from_files(
+    changes: Mapping[str, tuple[str | None, str]], name: str = "test.diff"
+) -> Patch:
     """One patch for several files: ``changes`` maps a path to (content before or None, after)."""
     parts = [file_diff(path, before, after) for path, (before, after) in sorted(changes.items())]
     return Patch("".join(p for p in parts if p), name=name)

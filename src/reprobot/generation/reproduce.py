@@ -30,7 +30,9 @@ log = structlog.get_logger(__name__)
 
 # LLM methods are passed in (``reprobot.generation.llm_methods.llm_drafts`` bound to a client),
 # so that this module runs, and is tested, without any endpoint.
-LLMDrafter = Callable[[IssueReport, RepoSnapshot, RunDraft], tuple[list[Draft], list[tuple[str, str]]]]
+LLMDrafter = Callable[
+    [IssueReport, RepoSnapshot, RunDraft], tuple[list[Draft], list[tuple[str, str]]]
+]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ _SKIP_DIRS = frozenset(
 _WORD = re.compile(r"[a-z][a-z0-9]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+_NOT_MODULES = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py"})
 
 
 @dataclass(frozen=True)
@@ -94,12 +95,16 @@ def _module_name(path: str, roots: Iterable[str]) -> str | None:
     return None
 
 
-def detect_layout(files: Iterable[str], patterns: Sequence[str] = DEFAULT_PYTHON_FILES) -> TestLayout:
+def detect_layout(
+    files: Iterable[str], patterns: Sequence[str] = DEFAULT_PYTHON_FILES
+) -> TestLayout:
     """The layout of a tree given its file list and ``python_files`` patterns (pure)."""
     files = [f for f in files if not _skipped(f)]
     tests = sorted(f for f in files if is_test_file(f, patterns))
     dirs = Counter(str(PurePosixPath(t).parent) for t in tests)
-    test_dirs = tuple(d if d != "." else "" for d, _ in sorted(dirs.items(), key=lambda kv: (-kv[1], kv[0])))
+    test_dirs = tuple(
+        d if d != "." else "" for d, _ in sorted(dirs.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
     inits = {str(PurePosixPath(f).parent) for f in files if f.endswith("/__init__.py")}
     roots = ["src", ""] if any(i.startswith("src/") for i in inits) else [""]
     packages: list[str] = []
@@ -111,9 +116,9 @@ def detect_layout(files: Iterable[str], patterns: Sequence[str] = DEFAULT_PYTHON
             packages.append(parts[0])
     # Single-module projects (``requests.py`` style) count too.
     for f in files:
-        if "/" not in f and f.endswith(".py") and f != "setup.py" and not is_test_file(f, patterns):
-            if f not in ("conftest.py", "noxfile.py", "tasks.py", "fabfile.py"):
-                packages.append(f[:-3])
+        top_level = "/" not in f and f.endswith(".py") and not is_test_file(f, patterns)
+        if top_level and f not in _NOT_MODULES:
+            packages.append(f[:-3])
     modules: dict[str, str] = {}
     for f in files:
         if f.endswith(".py") and not is_test_file(f, patterns):
@@ -131,11 +136,14 @@ def layout_of(snapshot: RepoSnapshot) -> TestLayout:
             configs[name] = data.decode("utf-8", "replace")
     patterns = python_files_setting(configs)
     layout = detect_layout(snapshot.list_files(), patterns)
-    return TestLayout(layout.test_files, layout.test_dirs, layout.packages, layout.modules, patterns)
+    return TestLayout(
+        layout.test_files, layout.test_dirs, layout.packages, layout.modules, patterns
+    )
 
 
 def words(text: str) -> set[str]:
-    """Lower-case words of identifiers and paths (``parse_durationError`` → parse, duration, error)."""
+    """Lower-case words of identifiers and paths (``parse_durationError``: parse, duration,
+    error)."""
     return {w for w in _WORD.findall(_CAMEL.sub(" ", text).lower()) if len(w) > 2}
 
 

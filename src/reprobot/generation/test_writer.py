@@ -20,7 +20,8 @@ _STOP = frozenset(
 
 
 def slug(title: str) -> str:
-    """A short identifier from an issue title (``Matrix.col_insert() is wrong`` → matrix_col_insert)."""
+    """A short identifier from an issue title (``Matrix.col_insert() is wrong`` gives
+    ``matrix_col_insert``)."""
     words = [w for w in _SLUG_WORD.findall(title.lower()) if w not in _STOP]
     text = "_".join(words[:_MAX_SLUG_WORDS])[:60].strip("_")
     return text if text and not text[0].isdigit() else f"issue_{text}".strip("_")
