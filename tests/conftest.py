@@ -134,3 +134,14 @@ def tiny_snapshot(tiny_repo: Path) -> Callable[[dict[str, str]], RepoSnapshot]:
         return RepoSnapshot.from_git(tiny_repo, sha, "test/tiny")
 
     return make
+
+
+# --- a local OpenAI-compatible endpoint (the server itself lives in tests/openai_server.py) ---
+from tests.openai_server import OpenAIServer  # noqa: E402
+
+
+@pytest.fixture
+def openai_server() -> Iterator[OpenAIServer]:
+    """A chat-completions server on 127.0.0.1 answering from a script, for this test only."""
+    with OpenAIServer() as server:
+        yield server

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from reprobot.generation.drafts import Verdict
 from reprobot.generation.issue_report import IssueReport
 from reprobot.generation.test_layout import words
+from reprobot.generation.tracebacks import is_exception_name
 from reprobot.validation.testrun import Outcome, TestRun
 
 # Exceptions that, raised by a test's own code, mean the test is wrong rather than the library.
@@ -31,6 +32,7 @@ _LOCATION = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+):(?: in \S+| (?P<ty
 _FIXTURE = re.compile(r"fixture '[^']+' not found")
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?|/[\w./-]+")
 _MIN_MESSAGE_SHARE = 0.5
+_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,22 @@ class IssueReason:
     text_words: frozenset[str]
 
 
+def mentioned_exception(issue: IssueReport) -> str | None:
+    """The first exception name the issue's words mention ("fails with a ValueError")."""
+    for match in _NAME.finditer(issue.title + "\n" + issue.body):
+        if is_exception_name(match.group()):
+            return match.group()
+    return None
+
+
 def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueReason:
+    """What a reproducing failure must show: the final traceback's exception and message, or,
+    for an issue that only names an exception in its words, that exception with any message."""
     traceback = issue.final_traceback
+    if traceback is None and (named := mentioned_exception(issue)):
+        exc_type: str | None = named
+    else:
+        exc_type = traceback.exc_type if traceback else None
     actuals = [e.actual for e in issue.expectations if e.actual]
     functions = [
         f.function
@@ -54,7 +70,7 @@ def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueR
         if f.function and not f.function.startswith("<")
     ]
     return IssueReason(
-        exc_type=traceback.exc_type if traceback else None,
+        exc_type=exc_type,
         message=traceback.message if traceback else "",
         wrong_values=tuple(dict.fromkeys([*wrong_values, *actuals])),
         frame_functions=tuple(dict.fromkeys(functions)),

@@ -142,7 +142,7 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
     value = step.output.strip()
-    if value and len(value) <= _MAX_SHOWN_CHARS:
+    if value and len(value) <= _MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
         out.append(
             TestSource(
                 "issue-session-value",
@@ -169,6 +169,23 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
 
 def _squash(text: str) -> str:
     return "".join(text.split())
+
+
+def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
+    """Whether the issue says the value a session step printed is wrong: the reporter marked
+    the line, a stated actual value is that output, or a stated expected value for that call
+    differs from it. A session printing a value is otherwise just a session."""
+    step = program.steps[index]
+    if step.marked:
+        return True
+    output = _squash(step.output)
+    for expectation in issue.expectations:
+        if expectation.actual and _squash(expectation.actual.strip("`")) in output:
+            return True
+    return any(
+        _squash(call) == _squash(step.source) and _squash(value) != output
+        for call, value in stated_returns(issue)
+    )
 
 
 def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -> list[TestSource]:
@@ -204,7 +221,7 @@ def test_sources(
     for program in session_programs(issue):
         sources.extend(_program_sources(program, issue, "issue-session"))
         shown = shown_value_step(program)
-        if shown is not None:
+        if shown is not None and shown_is_wrong(issue, program, shown):
             wrong.append(program.steps[shown].output.strip())
     returns = stated_returns(issue)
     if returns:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 from pathlib import Path
 
 from reprobot.validation.errors import SnapshotError
 
-_URL = re.compile(r"^(?:https?|git|ssh)://|^[\w.-]+@[\w.-]+:")
+_URL = re.compile(r"^(?:https?|git|ssh|file)://|^[\w.-]+@[\w.-]+:")
 
 
 def is_url(text: str) -> bool:
@@ -24,7 +25,7 @@ def _git(*args: str, cwd: Path | None = None, timeout: float = 900.0) -> None:
         check=False,
         timeout=timeout,
         # Never prompt for credentials: a URL that needs them is an error here.
-        env={"GIT_TERMINAL_PROMPT": "0", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
     )
     if proc.returncode != 0:
         raise SnapshotError(
