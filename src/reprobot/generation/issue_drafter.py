@@ -25,6 +25,7 @@ from reprobot.generation.drafts import Draft
 from reprobot.generation.issue_report import IssueReport
 from reprobot.generation.name_resolution import resolve_names, undefined_names
 from reprobot.generation.patch_text import patch_from_files
+from reprobot.generation.retrieval import read_python_files
 from reprobot.generation.snippets import (
     Program,
     code_programs,
@@ -45,10 +46,12 @@ from reprobot.generation.test_writer import (
     module_text,
     slug,
 )
-from reprobot.generation.tree_files import read_texts
 from reprobot.validation.snapshot import RepoSnapshot
 
 _RESOLVE_ROUNDS = 3
+_NOTHING_TO_ASSERT = (
+    "its code and sessions show no exception, no value called wrong and no expected value"
+)
 _MAX_SHOWN_CHARS = 300
 _MANIFESTS = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -86,9 +89,13 @@ class TreeContext:
 
 def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     layout = layout_of(snapshot)
-    sources = read_texts(snapshot, [*layout.modules.values(), *layout.test_files])
+    sources = read_python_files(snapshot)
     related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
-    manifests = read_texts(snapshot, _MANIFESTS)
+    manifests = {
+        name: data.decode("utf-8", "replace")
+        for name in _MANIFESTS
+        if (data := snapshot.read_file(name)) is not None
+    }
     return TreeContext(layout, sources, manifests, related)
 
 
@@ -125,7 +132,10 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
         )
         return out
     raised = raising_step(program)
-    if raised is not None:
+    # A statement the reporter points at after the one that raised is the issue; the raise
+    # before it is the behaviour they compare it with.
+    pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
+    if raised is not None and not pointed_later:
         body = "\n".join(steps[: raised + 1])
         out.append(
             TestSource(
@@ -239,7 +249,9 @@ def test_sources(
             )
         )
         wrong.extend(case.absent)
-    if not sources:
+    if not sources and (issue.sessions or issue.python_blocks):
+        skipped.append(("issue", _NOTHING_TO_ASSERT))
+    elif not sources:
         skipped.append(
             ("issue", "the issue shows no code, session or command to reproduce it with")
         )
