@@ -88,7 +88,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "test_patch": NEW_TEST,
         "FAIL_TO_PASS": json.dumps([F2P]),
         "PASS_TO_PASS": json.dumps(P2P),
-        "problem_statement": "parse_duration('1h30m') raises ValueError",
+        "problem_statement": (EXAMPLE / "ISSUE.md").read_text(),
     }
     env_specs = {
         "specs": {
@@ -209,6 +209,27 @@ def test_swt_prediction_that_reproduces_nothing(
     # Reproducing nothing is not covering nothing: "15m" runs the removed single-unit lines on R
     # and every added line the golden test runs (the loop, not its error branches) on R∘X*.
     assert row["dC_all"] == 100.0
+
+
+@pytest.mark.usefixtures("cache_env")
+def test_swt_evaluates_reprobots_own_drafts(
+    docker_client: docker.DockerClient, dataset: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "swt-reprobot"
+    assert _bench("swt", dataset, out, "--predictions", "reprobot") == 0
+    report = json.loads((out / "report.json").read_text())
+    row = report["rows"]["all instances"]
+    # The drafted test fails on R for the issue's reason and passes with the golden fix.
+    assert (row["W"], row["S"], row["F->x"], row["F->P"]) == (100.0, 100.0, 100.0, 100.0)
+    (prediction,) = [
+        json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()
+    ]
+    assert prediction["model_name_or_path"] == "reprobot"
+    assert prediction["model_patch"].startswith("diff --git a/tests/")
+    drafted = json.loads((out / "results" / "draft-example__durations-1.json").read_text())
+    assert drafted["reproduced"] and drafted["sandbox_runs"] >= 1
+    markdown = (out / "report.md").read_text()
+    assert "## Drafting" in markdown and "| example__durations-1 | yes |" in markdown
 
 
 @pytest.mark.usefixtures("cache_env")

@@ -135,7 +135,10 @@ def cli_case(
     outputs = [b for b in issue.code_blocks if b.is_output and not b.is_traceback]
     if not commands or not outputs:
         return None
-    bad = outputs[-1]
+    picked = _bad_and_good(issue, outputs)
+    if picked is None:
+        return None
+    bad, good = picked
     before = [c for c in commands if c[0] <= bad.line + bad.text.count("\n")]
     _, command = (before or commands)[-1]
     try:
@@ -144,7 +147,6 @@ def cli_case(
         return None
     tool = tools[words[0]]
     args = tuple(words[1:])
-    good = outputs[-2] if len(outputs) > 1 else None
     bad_lines = _output_lines(bad)
     good_lines = _output_lines(good) if good is not None else []
     absent = [x for x in bad_lines if x not in good_lines][:_MAX_OUTPUT_LINES]
@@ -155,6 +157,45 @@ def cli_case(
     if not files:
         return None
     return CliCase(tool, args, files, tuple(absent), tuple(present))
+
+
+_GOOD_WORDS = re.compile(r"\b(?:expect\w*|should|correct|desired|intended|works?)\b", re.I)
+_BAD_WORDS = re.compile(
+    r"\b(?:actual\w*|instead|however|but|wrong|incorrect|breaks?|broken|got|currently|fails?)\b",
+    re.I,
+)
+
+
+def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
+    """ "good" or "bad" by the prose just before an output block ("Expected output:",
+    "However, adding -x breaks this:"), the nearest line deciding; None when it says neither."""
+    lines = issue.body.split("\n")[: max(0, block.line - 1)]
+    prose = [line for line in lines[-4:] if line.strip() and not line.lstrip().startswith("```")]
+    for line in reversed(prose[-2:]):
+        bad, good = _BAD_WORDS.search(line), _GOOD_WORDS.search(line)
+        if bad and not good:
+            return "bad"
+        if good and not bad:
+            return "good"
+    return None
+
+
+def _bad_and_good(
+    issue: IssueReport, outputs: list[CodeBlock]
+) -> tuple[CodeBlock, CodeBlock | None] | None:
+    """The output the issue reports as wrong and, when it shows one, the right output: by their
+    labels, else the last block is the wrong one and the one before it the right one."""
+    labels = [output_label(issue, block) for block in outputs]
+    bad_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "bad"]
+    unlabelled = [b for b, label in zip(outputs, labels, strict=True) if label is None]
+    good_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "good"]
+    if not bad_ones and not unlabelled:
+        return None
+    bad = (bad_ones or unlabelled)[-1]
+    others = [b for b in good_ones if b is not bad] or [
+        b for b in outputs[: outputs.index(bad)] if b not in bad_ones
+    ]
+    return bad, (others[-1] if others else None)
 
 
 def _files(issue: IssueReport, args: tuple[str, ...], output: list[str]) -> dict[str, str]:

@@ -136,8 +136,13 @@ class Judgement:
 
 
 def _is_own(failure: Failure, test_files: Sequence[str]) -> bool:
-    return failure.raised_in is not None and any(
-        failure.raised_in.endswith(path) or path.endswith(failure.raised_in) for path in test_files
+    raised = failure.raised_in
+    if raised is None:
+        return False
+    # Whole path components only: a failure in the library's six.py is not in test_six.py.
+    return any(
+        raised == path or raised.endswith("/" + path) or path.endswith("/" + raised)
+        for path in test_files
     )
 
 

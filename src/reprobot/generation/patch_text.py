@@ -7,19 +7,27 @@ from collections.abc import Mapping
 
 from reprobot.validation.patch import Patch
 
+_NO_NEWLINE = "\\ No newline at end of file\n"
 
-def _lines(text: str) -> list[str]:
+
+def _lines(text: str, final_newline: bool) -> list[str]:
     lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        # git marks a last line without newline; a test file is better off ending with one.
+    if final_newline and lines and not lines[-1].endswith("\n"):
+        # A written test file is better off ending with a newline.
         lines[-1] += "\n"
     return lines
 
 
+def _marked(line: str) -> str:
+    """A diff line whose file line has no newline: git's marker follows it."""
+    return line if line.endswith("\n") else f"{line}\n{_NO_NEWLINE}"
+
+
 def file_diff(path: str, before: str | None, after: str) -> str:
     """The git-style diff turning ``before`` (None: the file does not exist) into ``after``."""
-    old = _lines(before) if before is not None else []
-    new = _lines(after)
+    # The file as it is (a last line without newline included), the new text ending with one.
+    old = _lines(before, final_newline=False) if before is not None else []
+    new = _lines(after, final_newline=True)
     if old == new:
         return ""
     header = [f"diff --git a/{path} b/{path}\n"]
@@ -32,7 +40,7 @@ def file_diff(path: str, before: str | None, after: str) -> str:
         tofile=f"b/{path}",
         n=3,
     )
-    return "".join(header) + "".join(body)
+    return "".join(header) + "".join(_marked(line) for line in body)
 
 
 def patch_from_files(

@@ -19,6 +19,9 @@ _MAX_REPAIRS = 12
 _MAX_SOURCE_CHARS = 20_000
 # A session line annotated by the reporter: "f(x)  <--- this is wrong", "f(x)  # <- bug".
 _MARKER = re.compile(r"\s+(?:<-+|#\s*<-+|←)\s*.*$")
+# The same, where it would still parse ("f(3)  <--- wrong" is "f(3) < ---wrong"): an arrow of
+# two or more dashes, or a bare one before words.
+_ARROW = re.compile(r"\s+(?:<-{2,}|←)(?:\s.*)?$|\s+<-+\s+[A-Za-z].*$")
 _PROMPT_LEFTOVER = re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:|\s+\.\.\.:)\s?")
 _VERSION_QUERY = re.compile(r"(__version__|\bversion\b|sys\.version|platform\.)")
 
@@ -57,7 +60,7 @@ def repair(text: str) -> str | None:
     """``text`` as valid Python: dedented, prompt leftovers removed, lines of prose commented out;
     None when it cannot be made to parse."""
     text = textwrap.dedent(text.replace("\r\n", "\n").replace("\t", "    "))[:_MAX_SOURCE_CHARS]
-    lines = [_PROMPT_LEFTOVER.sub("", line) for line in text.split("\n")]
+    lines = [_cut_arrow(_PROMPT_LEFTOVER.sub("", line)) for line in text.split("\n")]
     for _ in range(_MAX_REPAIRS):
         source = "\n".join(lines).strip("\n")
         try:
@@ -79,6 +82,14 @@ def repair(text: str) -> str | None:
     return None
 
 
+def _cut_arrow(line: str) -> str:
+    """The line without a reporter's arrow marker, unless the arrow sits in a comment."""
+    match = _ARROW.search(line)
+    if match is None or "#" in line[: match.start()]:
+        return line
+    return line[: match.start()]
+
+
 def _leading_blank(lines: list[str]) -> int:
     count = 0
     for line in lines:
@@ -97,9 +108,15 @@ def split_statements(source: str) -> tuple[list[str], list[str]]:
     lines = source.split("\n")
 
     def segment(node: ast.stmt) -> str:
-        start = node.lineno - 1
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            start = min([start] + [d.lineno - 1 for d in node.decorator_list])
+        decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+        if not decorators:
+            # Column-exact, so "import a; a.f()" gives two statements, not one line twice.
+            text = ast.get_source_segment(source, node)
+            if text is not None:
+                first, _, rest = text.partition("\n")
+                indent = " " * node.col_offset
+                return textwrap.dedent(indent + first + ("\n" + rest if rest else ""))
+        start = min([node.lineno - 1] + [d.lineno - 1 for d in decorators])
         end = node.end_lineno or node.lineno
         return textwrap.dedent("\n".join(lines[start:end]))
 

@@ -6,8 +6,10 @@ directory's ``conftest.py`` fixtures and the import style that works from there.
 
 from __future__ import annotations
 
+import configparser
 import fnmatch
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,21 +62,50 @@ def is_test_file(path: str, patterns: Sequence[str] = DEFAULT_PYTHON_FILES) -> b
 
 
 def python_files_setting(manifests: Mapping[str, str]) -> tuple[str, ...]:
-    """The ``python_files`` patterns of the project's pytest configuration, or the defaults."""
-    for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+    """The ``python_files`` patterns of the project's pytest configuration (in pytest's order of
+    precedence), or the defaults."""
+    for name in CONFIG_FILES:
         text = manifests.get(name)
         if not text:
             continue
-        match = _PYTHON_FILES.search(text)
-        if match:
-            patterns = tuple(re.findall(r"[\w*?./\[\]-]+\.py", match.group("value")))
-            if patterns:
-                return patterns
+        if name == "pyproject.toml":
+            value: object = _toml_python_files(text)
+        else:
+            value = _ini_python_files(text, _INI_SECTIONS[name])
+        if isinstance(value, str):
+            value = value.split()
+        if isinstance(value, list) and (patterns := tuple(str(v) for v in value if v)):
+            return patterns
     return DEFAULT_PYTHON_FILES
 
 
-_PYTHON_FILES = re.compile(r"^\s*(?:ini_options\.)?python_files\s*=\s*(?P<value>.+)$", re.M)
+def _toml_python_files(text: str) -> object:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    options = data.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    return options.get("python_files") if isinstance(options, dict) else None
+
+
+def _ini_python_files(text: str, sections: tuple[str, ...]) -> str | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    for section in sections:
+        if parser.has_option(section, "python_files"):
+            return parser.get(section, "python_files")
+    return None
+
+
 CONFIG_FILES = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+_INI_SECTIONS = {
+    "pytest.ini": ("pytest", "tool:pytest"),
+    "tox.ini": ("pytest",),
+    "setup.cfg": ("tool:pytest",),
+}
 
 
 def _skipped(path: str) -> bool:
@@ -156,7 +187,9 @@ def issue_modules(issue: IssueReport, layout: TestLayout) -> list[str]:
         for frame in reversed(traceback.frames):
             normalized = frame.file.replace("\\", "/")
             for path in by_suffix:
-                if normalized.endswith("/" + path) or normalized == path:
+                # Installed code runs from site-packages/pkg/..., the tree has src/pkg/...
+                importable = path.removeprefix("src/")
+                if normalized.endswith(("/" + path, "/" + importable)) or normalized == path:
                     found.append(path)
     for mentioned in issue.mentioned_paths:
         for path in by_suffix:

@@ -1,0 +1,290 @@
+"""Command-line reproductions: the project's commands, the issue's files, and output patterns."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from reprobot.generation.cli_repro import (
+    CliCase,
+    Tool,
+    cli_case,
+    cli_test_body,
+    console_scripts,
+    loose_pattern,
+    project_tools,
+)
+from reprobot.generation.issue_report import parse_issue
+from reprobot.generation.test_layout import TestLayout, detect_layout
+
+PYPROJECT = """\
+[project]
+name = "lintr"
+version = "0.4.0"
+
+[project.scripts]
+lintr = "lintr.cli:main"
+lintr-fmt = "lintr.fmt:run"
+"""
+SETUP_CFG = """\
+[metadata]
+name = lintr
+
+[options.entry_points]
+console_scripts =
+    lintr-legacy = lintr.legacy:main
+    lintr = lintr.other:main
+"""
+SETUP_PY = """\
+from setuptools import setup
+
+setup(
+    name="lintr",
+    entry_points={
+        "console_scripts": [
+            "lintr = lintr.cli:main",
+        ],
+    },
+)
+"""
+MANIFESTS = {"pyproject.toml": '[project.scripts]\nlintr = "lintr.cli:main"\n'}
+LAYOUT_FILES = ["src/lintr/__init__.py", "src/lintr/cli.py", "tests/test_cli.py"]
+CLI_CODE = "import sys; from lintr.cli import main as main; sys.exit(main())"
+
+
+@pytest.fixture
+def layout() -> TestLayout:
+    return detect_layout(LAYOUT_FILES)
+
+
+# --- console_scripts and project_tools -----------------------------------------------------------
+
+
+def test_console_scripts_from_pyproject() -> None:
+    assert console_scripts({"pyproject.toml": PYPROJECT}) == {
+        "lintr": "lintr.cli:main",
+        "lintr-fmt": "lintr.fmt:run",
+    }
+
+
+def test_console_scripts_from_setup_cfg_and_setup_py() -> None:
+    assert console_scripts({"setup.cfg": SETUP_CFG}) == {
+        "lintr-legacy": "lintr.legacy:main",
+        "lintr": "lintr.other:main",
+    }
+    assert console_scripts({"setup.py": SETUP_PY}) == {"lintr": "lintr.cli:main"}
+
+
+def test_console_scripts_pyproject_wins_and_bad_toml_is_ignored() -> None:
+    both = console_scripts({"pyproject.toml": PYPROJECT, "setup.cfg": SETUP_CFG})
+    assert both["lintr"] == "lintr.cli:main"
+    assert both["lintr-legacy"] == "lintr.legacy:main"
+    assert console_scripts({"pyproject.toml": "[project\nname = "}) == {}
+    assert console_scripts({}) == {}
+
+
+def test_project_tools_run_console_scripts_with_the_interpreter(layout: TestLayout) -> None:
+    manifests = {
+        "pyproject.toml": '[project.scripts]\nlintr = "lintr.cli:main"\n'
+        'lintr-app = "lintr.cli:App.run"\n'
+    }
+    tools = project_tools(layout, manifests)
+    # A method of a class is no function to import and call.
+    assert tools == {"lintr": Tool("lintr", ("-c", CLI_CODE))}
+
+
+def test_project_tools_package_with_main_module_runs_with_dash_m() -> None:
+    layout = detect_layout(["src/lintr/__init__.py", "src/lintr/__main__.py", "src/lintr/cli.py"])
+    assert project_tools(layout, {}) == {"lintr": Tool("lintr", ("-m", "lintr"))}
+
+
+# --- loose_pattern -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shown", "printed"),
+    [
+        (
+            "example.py:1:11: U100 unused argument 'name'",
+            "example.py:2:5: U100 unused argument 'name'",
+        ),
+        ("Found 2 errors in 1 file", "Found   13 errors in 4 file"),
+        (
+            "/home/me/proj/example.py:3: unused import 'os'",
+            "/tmp/pytest-of-root/pytest-7/test_x0/example.py:12: unused import 'os'",
+        ),
+        ("/home/me/proj/example.py:3: unused import 'os'", "example.py:3: unused import 'os'"),
+        ("E501 line too long (82 > 79 characters)", "E501 line too long (101 > 88 characters)"),
+    ],
+)
+def test_loose_pattern_lets_numbers_spaces_and_path_prefixes_vary(shown: str, printed: str) -> None:
+    assert re.search(loose_pattern(shown), printed)
+
+
+@pytest.mark.parametrize(
+    ("shown", "printed"),
+    [
+        ("example.py:1:11: U100 unused argument 'name'", "example.py:1:11: U100 unused arg 'name'"),
+        ("/home/me/proj/example.py:3: unused", "/home/me/proj/other.py:3: unused"),
+        ("a.b(c) [x]", "aXb(c) [x]"),  # regex characters are escaped
+        ("Found 2 errors", "Found two errors"),
+    ],
+)
+def test_loose_pattern_keeps_the_words(shown: str, printed: str) -> None:
+    assert not re.search(loose_pattern(shown), printed)
+
+
+# --- cli_case ------------------------------------------------------------------------------------
+
+FILE_BLOCK = """\
+`example.py`:
+
+```python
+def greet(name="world"):
+    return "hello " + name
+```
+"""
+
+
+def test_cli_case_command_and_its_output_in_one_block(layout: TestLayout) -> None:
+    body = (
+        FILE_BLOCK
+        + "\n```console\n$ lintr check --select U example.py\n"
+        + "example.py:1:11: U100 unused argument 'name'\nFound 1 error.\n```\n"
+    )
+    case = cli_case(parse_issue("default argument reported as unused", body), layout, MANIFESTS)
+    assert case == CliCase(
+        tool=Tool("lintr", ("-c", CLI_CODE)),
+        args=("check", "--select", "U", "example.py"),
+        files={"example.py": 'def greet(name="world"):\n    return "hello " + name\n'},
+        absent=("example.py:1:11: U100 unused argument 'name'", "Found 1 error."),
+        present=(),
+    )
+
+
+def test_cli_case_command_in_a_code_span(layout: TestLayout) -> None:
+    body = (
+        FILE_BLOCK
+        + "\nRunning `lintr check example.py` prints\n\n"
+        + "```\nexample.py:1:11: U100 unused argument 'name'\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.args == ("check", "example.py")
+    assert case.absent == ("example.py:1:11: U100 unused argument 'name'",)
+
+
+def test_cli_case_expected_block_then_the_wrong_one(layout: TestLayout) -> None:
+    body = (
+        "Expected:\n\n```\nAll checks passed!\n```\n\nBut with\n\n"
+        + FILE_BLOCK
+        + "\n```console\n$ lintr check example.py\n"
+        + "example.py:1:11: U100 unused argument 'name'\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.absent == ("example.py:1:11: U100 unused argument 'name'",)
+    assert case.present == ("All checks passed!",)
+
+
+def test_cli_case_actual_output_then_expected_output(layout: TestLayout) -> None:
+    body = (
+        FILE_BLOCK
+        + "\n```console\n$ lintr check example.py\n```\n\n"
+        + "### Actual output\n\n```\nexample.py:1:11: U100 unused argument 'name'\n"
+        + "Found 1 error.\n```\n\n"
+        + "### Expected output\n\n```\nAll checks passed!\n```\n"
+    )
+    case = cli_case(parse_issue("default argument reported as unused", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.absent == ("example.py:1:11: U100 unused argument 'name'", "Found 1 error.")
+    assert case.present == ("All checks passed!",)
+
+
+def test_cli_case_names_the_file_after_the_output_when_the_command_does_not(
+    layout: TestLayout,
+) -> None:
+    body = (
+        "```python\nimport os\n```\n\n```console\n$ lintr check .\n"
+        "mod.py:1:1: U101 unused import 'os'\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.files == {"mod.py": "import os\n"}
+
+
+def test_cli_case_none_without_a_project_command_output_or_file(layout: TestLayout) -> None:
+    other_tool = (
+        FILE_BLOCK + "\n```console\n$ flake8 example.py\nexample.py:1:1: F401 unused\n```\n"
+    )
+    no_output = FILE_BLOCK + "\nI run `lintr check example.py` and it complains.\n"
+    no_file = "```console\n$ lintr check example.py\nexample.py:1:11: U100 unused\n```\n"
+    for body in (other_tool, no_output, no_file):
+        assert cli_case(parse_issue("t", body), layout, MANIFESTS) is None
+    # Without the console script the command is nobody's.
+    assert cli_case(parse_issue("t", other_tool.replace("flake8", "lintr")), layout, {}) is None
+
+
+# --- cli_test_body -------------------------------------------------------------------------------
+
+TOOL = Tool("lintr", ("-c", CLI_CODE))
+FILES = {"example.py": 'def greet(name="world"):\n    return "hello " + name\n'}
+
+
+def echo_case(printed: str, absent: tuple[str, ...], present: tuple[str, ...] = ()) -> CliCase:
+    """A case whose 'tool' prints ``printed`` and the file it was given, as a real process."""
+    code = f"import sys; print({printed!r}); print(open(sys.argv[-1]).read())"
+    return CliCase(Tool("echo", ("-c", code)), ("check", "example.py"), FILES, absent, present)
+
+
+def test_cli_test_body_compiles() -> None:
+    case = CliCase(
+        TOOL,
+        ("check", "--select", "U", "example.py"),
+        {"example.py": "print('''it''s \"quoted\"''')\n", "b.py": "x = '\\n'\n"},
+        ("example.py:1:11: U100 unused argument 'name'",),
+        ("All checks passed!",),
+    )
+    imports, body = cli_test_body(case, timeout_s=30)
+    assert imports == ["import re", "import subprocess", "import sys"]
+    source = (
+        "\n".join(imports)
+        + "\n\ndef test_cli(tmp_path):\n"
+        + "\n".join("    " + line for line in body.split("\n"))
+    )
+    compile(source, "test_cli.py", "exec")
+    assert "timeout=30" in body and "cwd=tmp_path" in body
+    # The sandbox's interpreter is the one with the project installed.
+    assert "[sys.executable, '-c', 'import sys; from lintr.cli import main as main;" in body
+
+
+def run_body(case: CliCase, tmp_path: Path) -> None:
+    imports, body = cli_test_body(case, timeout_s=60)
+    exec("\n".join([*imports, body]), {"tmp_path": tmp_path})
+
+
+def test_cli_test_body_fails_while_the_wrong_line_is_printed(tmp_path: Path) -> None:
+    case = echo_case(
+        "example.py:1:11: U100 unused argument 'name'",
+        absent=("/home/me/example.py:1:11: U100 unused argument 'name'",),
+    )
+    with pytest.raises(AssertionError, match="the output still shows"):
+        run_body(case, tmp_path)
+    assert (tmp_path / "example.py").read_text() == FILES["example.py"]
+
+
+def test_cli_test_body_passes_once_the_output_is_right(tmp_path: Path) -> None:
+    case = echo_case(
+        "All checks passed!",
+        absent=("example.py:1:11: U100 unused argument 'name'",),
+        present=("All checks passed!",),
+    )
+    run_body(case, tmp_path)
+
+
+def test_cli_test_body_fails_when_the_right_line_is_missing(tmp_path: Path) -> None:
+    case = echo_case("Nothing to check.", absent=("U100",), present=("All checks passed!",))
+    with pytest.raises(AssertionError, match="the output lacks"):
+        run_body(case, tmp_path)

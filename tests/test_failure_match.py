@@ -1,0 +1,444 @@
+"""Judging a draft's run on R against the issue, from failure details as pytest writes them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from reprobot.generation.drafts import Verdict
+from reprobot.generation.failure_match import (
+    IssueReason,
+    issue_reason,
+    judge_run,
+    judge_test,
+    message_share,
+    parse_failure,
+)
+from reprobot.generation.issue_report import parse_issue
+from reprobot.validation.testrun import Outcome, TestRun
+
+DRAFT = "tests/test_parse_negative.py"
+TEST_ID = f"{DRAFT}::test_parse_negative"
+
+RAISING_ISSUE = """\
+Negative numbers are rejected:
+
+```python
+from calc import parse_number
+parse_number("-3")
+```
+
+```
+Traceback (most recent call last):
+  File "/home/me/repro.py", line 2, in <module>
+    parse_number("-3")
+  File "/home/me/.venv/lib/python3.12/site-packages/calc/core.py", line 9, in parse_number
+    raise ValueError(f"not a number: {text!r}")
+ValueError: not a number: '-3'
+```
+"""
+
+# JUnit failure details as pytest --tb=short writes them (message attribute, newline, text).
+SAME_EXCEPTION = """\
+ValueError: not a number: '-7'
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("-7")
+src/calc/core.py:9: in parse_number
+    raise ValueError(f"not a number: {text!r}")
+E   ValueError: not a number: '-7'"""
+
+OTHER_MESSAGE = """\
+ValueError: invalid literal for int() with base 10: 'x'
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("x")
+src/calc/core.py:10: in parse_number
+    return int(text)
+E   ValueError: invalid literal for int() with base 10: 'x'"""
+
+OWN_NAME_ERROR = """\
+NameError: name 'parse_number' is not defined
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("-3")
+    ^^^^^^^^^^^^
+E   NameError: name 'parse_number' is not defined"""
+
+FIXTURE_MISSING = """\
+failed on setup with "file /sandbox/repo/tests/test_parse_negative.py, line 5
+  def test_parse_negative(number_parser):
+E       fixture 'number_parser' not found
+[+4 more lines; full report in element text]
+file /sandbox/repo/tests/test_parse_negative.py, line 5
+  def test_parse_negative(number_parser):
+E       fixture 'number_parser' not found
+>       available fixtures: cache, capfd, capsys, monkeypatch, tmp_path, tmp_path_factory
+>       use 'pytest --fixtures [testpath]' for help on them.
+
+/sandbox/repo/tests/test_parse_negative.py:5"""
+
+SYNTAX_ERROR = """\
+collection failure
+/usr/local/lib/python3.11/site-packages/_pytest/python.py:528: in importtestmodule
+    mod = import_path(
+/usr/local/lib/python3.11/site-packages/_pytest/assertion/rewrite.py:339: in _rewrite_test
+    tree = ast.parse(source, filename=strfn)
+/usr/local/lib/python3.11/ast.py:50: in parse
+    return compile(source, filename, mode, flags,
+E     File "/sandbox/repo/tests/test_parse_negative.py", line 7
+E       parse_number("-3"
+E                   ^
+E   SyntaxError: '(' was never closed"""
+
+IMPORT_ERROR = """\
+collection failure
+ImportError while importing test module '/sandbox/repo/tests/test_parse_negative.py'.
+Hint: make sure your test modules/packages have valid Python names.
+Traceback:
+/usr/local/lib/python3.11/importlib/__init__.py:126: in import_module
+    return _bootstrap._gcd_import(name[level:], package, level)
+tests/test_parse_negative.py:1: in <module>
+    from calc import parse_num
+E   ImportError: cannot import name 'parse_num' from 'calc' (/sandbox/repo/src/calc/__init__.py)"""
+
+CHAINED = """\
+calc.errors.ParseError: not a number: '-3'
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("-3")
+src/calc/core.py:12: in parse_number
+    raise ParseError(str(exc)) from exc
+E   calc.errors.ParseError: not a number: '-3'"""
+
+
+def reason_of(title: str, body: str, wrong_values: tuple[str, ...] = ()) -> IssueReason:
+    return issue_reason(parse_issue(title, body), wrong_values)
+
+
+RAISING = reason_of("parse_number rejects negative numbers", RAISING_ISSUE)
+
+
+def judge(detail: str, reason: IssueReason = RAISING) -> Verdict:
+    return judge_test(parse_failure(detail), reason, [DRAFT])[0]
+
+
+# --- parse_failure -------------------------------------------------------------------------------
+
+
+def test_parse_failure_reads_the_final_exception_and_where_it_was_raised() -> None:
+    failure = parse_failure(SAME_EXCEPTION)
+    assert (failure.exc_type, failure.message, failure.raised_in) == (
+        "ValueError",
+        "not a number: '-7'",
+        "src/calc/core.py",
+    )
+    assert failure.text == SAME_EXCEPTION
+
+
+def test_parse_failure_of_a_plain_assert() -> None:
+    detail = (
+        "assert 1 == 1.5\n"
+        " +  where 1 = mean([1, 2])\n"
+        "tests/test_mean.py:6: in test_mean\n"
+        "    assert mean([1, 2]) == 1.5\n"
+        "E   assert 1 == 1.5\n"
+        "E    +  where 1 = mean([1, 2])"
+    )
+    failure = parse_failure(detail)
+    assert (failure.exc_type, failure.message, failure.raised_in) == (
+        "AssertionError",
+        "assert 1 == 1.5",
+        "tests/test_mean.py",
+    )
+
+
+def test_parse_failure_of_an_assert_with_a_message() -> None:
+    detail = (
+        "AssertionError: expected 1.5, got 1\n"
+        "assert '1.5' in ('1', '1')\n"
+        " +  where '1' = str(1)\n"
+        "tests/test_mean.py:8: in test_mean\n"
+        "    assert '1.5' in (str(result), repr(result)), 'expected ' + '1.5' + ', got ' + "
+        "repr(result)\n"
+        "E   AssertionError: expected 1.5, got 1\n"
+        "E   assert '1.5' in ('1', '1')\n"
+        "E    +  where '1' = str(1)"
+    )
+    failure = parse_failure(detail)
+    assert (failure.exc_type, failure.message) == ("AssertionError", "expected 1.5, got 1")
+
+
+def test_parse_failure_short_names_of_dotted_types_and_pytest_fail() -> None:
+    assert parse_failure(CHAINED).exc_type == "ParseError"
+    failed = parse_failure(
+        "Failed: DID NOT RAISE <class 'ValueError'>\n"
+        "tests/test_parse_negative.py:7: in test_parse_negative\n"
+        "    with pytest.raises(ValueError):\n"
+        "E   Failed: DID NOT RAISE <class 'ValueError'>"
+    )
+    assert (failed.exc_type, failed.message) == ("Failed", "DID NOT RAISE <class 'ValueError'>")
+
+
+def test_parse_failure_of_a_collection_syntax_error() -> None:
+    failure = parse_failure(SYNTAX_ERROR)
+    assert (failure.exc_type, failure.message) == ("SyntaxError", "'(' was never closed")
+    assert failure.raised_in == "/usr/local/lib/python3.11/ast.py"
+
+
+def test_parse_failure_without_an_exception() -> None:
+    failure = parse_failure(FIXTURE_MISSING)
+    assert (failure.exc_type, failure.message) == ("", "")
+
+
+def test_message_share_ignores_numbers_addresses_and_paths() -> None:
+    assert message_share("not a number: '-3'", "not a number: '-7'") == 1.0
+    assert message_share("<Pot object at 0x7f3a2c>", "<Pot object at 0x10ab>") == 1.0
+    assert message_share("no such file /home/me/a.txt", "no such file /tmp/b.txt") == 1.0
+    assert message_share("", "anything") == 1.0
+    assert message_share("not a number", "invalid literal") == 0.0
+
+
+# --- judge_test ----------------------------------------------------------------------------------
+
+
+def test_same_exception_and_message_reproduces() -> None:
+    verdict, why, relevance = judge_test(parse_failure(SAME_EXCEPTION), RAISING, [DRAFT])
+    assert verdict is Verdict.REPRODUCES
+    assert "ValueError" in why
+    # Type, the whole message and the issue's frame function (parse_number) all match.
+    assert relevance == 3.0 + 2.0 + 1.0
+
+
+def test_a_dotted_exception_matches_the_issue_short_name() -> None:
+    reason = reason_of(
+        "ParseError on negatives",
+        "```\nTraceback (most recent call last):\n"
+        '  File "x.py", line 1, in <module>\n'
+        "calc.errors.ParseError: not a number: '-3'\n```\n",
+    )
+    assert judge(CHAINED, reason) is Verdict.REPRODUCES
+
+
+def test_same_type_with_another_message_is_unrelated() -> None:
+    verdict, why, relevance = judge_test(parse_failure(OTHER_MESSAGE), RAISING, [DRAFT])
+    assert verdict is Verdict.UNRELATED
+    assert "another message" in why and relevance == 0.0
+
+
+def test_another_exception_type_is_unrelated() -> None:
+    detail = (
+        "TypeError: unsupported operand type(s) for +: 'int' and 'str'\n"
+        "src/calc/core.py:3: in mean\n"
+        "    return sum(values) // len(values)\n"
+        "E   TypeError: unsupported operand type(s) for +: 'int' and 'str'"
+    )
+    assert judge(detail) is Verdict.UNRELATED
+
+
+def test_name_error_in_the_test_file_is_broken() -> None:
+    verdict, why, _ = judge_test(parse_failure(OWN_NAME_ERROR), RAISING, [DRAFT])
+    assert verdict is Verdict.BROKEN
+    assert "NameError" in why
+
+
+def test_name_error_in_the_library_is_not_the_tests_fault() -> None:
+    detail = (
+        "NameError: name 'unit' is not defined\n"
+        "tests/test_parse_negative.py:6: in test_parse_negative\n"
+        '    parse_number("-3")\n'
+        "src/calc/core.py:9: in parse_number\n"
+        '    raise ValueError(f"not a number: {unit!r}")\n'
+        "E   NameError: name 'unit' is not defined"
+    )
+    assert judge(detail) is Verdict.UNRELATED
+
+
+def test_name_error_the_issue_itself_reports_is_no_sign_of_a_broken_test() -> None:
+    reason = reason_of(
+        "NameError when parsing",
+        "```\nTraceback (most recent call last):\n"
+        '  File "repro.py", line 2, in <module>\n'
+        "NameError: name 'parse_number' is not defined\n```\n",
+    )
+    assert judge(OWN_NAME_ERROR, reason) is Verdict.REPRODUCES
+
+
+def test_import_error_of_the_test_module_is_broken() -> None:
+    assert judge(IMPORT_ERROR) is Verdict.BROKEN
+
+
+def test_fixture_not_found_is_broken() -> None:
+    verdict, why, _ = judge_test(parse_failure(FIXTURE_MISSING), RAISING, [DRAFT])
+    assert verdict is Verdict.BROKEN
+    assert "fixture" in why
+
+
+def test_syntax_error_is_broken_wherever_it_is_reported() -> None:
+    assert judge(SYNTAX_ERROR) is Verdict.BROKEN
+
+
+def test_an_assertion_naming_the_issue_exception_reproduces() -> None:
+    detail = (
+        "AssertionError: parse_number raised ValueError: not a number: '-3'\n"
+        "tests/test_parse_negative.py:9: in test_parse_negative\n"
+        "    assert error is None, f'parse_number raised {error!r}'\n"
+        "E   AssertionError: parse_number raised ValueError: not a number: '-3'"
+    )
+    verdict, why, _ = judge_test(parse_failure(detail), RAISING, [DRAFT])
+    assert verdict is Verdict.REPRODUCES
+    assert "assertion" in why
+
+
+VALUE_ISSUE = """\
+```pycon
+>>> from calc import dedupe
+>>> dedupe([3, 1, 3])
+[3, 1, 3]
+```
+
+The duplicates are kept.
+"""
+VALUE_FAILURE = """\
+AssertionError: still gives the value the issue reports: [3, 1, 3]
+assert '[3, 1, 3]' not in ('[3, 1, 3]', '[3, 1, 3]')
+tests/test_dedupe_keeps.py:7: in test_dedupe_keeps
+    assert '[3, 1, 3]' not in (str(result), repr(result)), 'still gives the value ...'
+E   AssertionError: still gives the value the issue reports: [3, 1, 3]
+E   assert '[3, 1, 3]' not in ('[3, 1, 3]', '[3, 1, 3]')"""
+
+
+def test_showing_the_wrong_value_the_issue_shows_reproduces() -> None:
+    reason = reason_of("dedupe keeps duplicates", VALUE_ISSUE, ("[3, 1, 3]",))
+    verdict, why, relevance = judge_test(
+        parse_failure(VALUE_FAILURE), reason, ["tests/test_dedupe_keeps.py"]
+    )
+    assert verdict is Verdict.REPRODUCES
+    assert "wrong value" in why and relevance == 3.0
+
+
+def test_own_assertion_about_the_issue_words_reproduces_when_no_exception_is_shown() -> None:
+    reason = reason_of(
+        "Rounding of halves goes down",
+        "`half_up` rounds 2.5 down to 2, halves should round up.",
+    )
+    detail = (
+        "AssertionError: halves should round up\n"
+        "assert 2 == 3\n"
+        "tests/test_rounding_halves.py:5: in test_rounding_halves\n"
+        "    assert half_up(2.5) == 3, 'halves should round up'\n"
+        "E   AssertionError: halves should round up\n"
+        "E   assert 2 == 3"
+    )
+    verdict, why, relevance = judge_test(
+        parse_failure(detail), reason, ["tests/test_rounding_halves.py"]
+    )
+    assert verdict is Verdict.REPRODUCES
+    assert "describes" in why and 1.0 < relevance <= 2.0
+    # The same assertion raised outside the draft's files is no assertion of its own.
+    assert judge_test(parse_failure(detail), reason, ["tests/test_other.py"])[0] is (
+        Verdict.UNRELATED
+    )
+
+
+def test_own_assertion_is_not_enough_when_the_issue_shows_an_exception() -> None:
+    detail = (
+        "assert 2 == 3\n"
+        "tests/test_parse_negative.py:5: in test_parse_negative\n"
+        "    assert parse_number('-3') + 5 == 3\n"
+        "E   assert 2 == 3"
+    )
+    assert judge(detail) is Verdict.UNRELATED
+
+
+def test_a_library_module_whose_name_ends_the_test_file_name_is_not_the_test() -> None:
+    detail = (
+        "NameError: name 'PY2' is not defined\n"
+        "test_six.py:6: in test_parse_negative\n"
+        "    six.ensure_text(parse_number('-3'))\n"
+        "six.py:88: in ensure_text\n"
+        "    if PY2:\n"
+        "E   NameError: name 'PY2' is not defined"
+    )
+    failure = parse_failure(detail)
+    assert failure.raised_in == "six.py"
+    verdict, _, _ = judge_test(failure, RAISING, ["test_six.py"])
+    assert verdict is Verdict.UNRELATED
+
+
+# --- judge_run -----------------------------------------------------------------------------------
+
+
+def run(outcomes: dict[str, Outcome], failures: dict[str, str] | None = None) -> TestRun:
+    return TestRun(outcomes=outcomes, failures=failures or {})
+
+
+def test_run_reproduces_with_its_failing_tests() -> None:
+    second = f"{DRAFT}::test_parse_negative_zero"
+    result = judge_run(
+        run(
+            {TEST_ID: Outcome.FAILED, second: Outcome.FAILED, f"{DRAFT}::test_ok": Outcome.PASSED},
+            {TEST_ID: SAME_EXCEPTION, second: OTHER_MESSAGE},
+        ),
+        [DRAFT],
+        RAISING,
+    )
+    assert result.verdict is Verdict.REPRODUCES
+    assert result.failing_tests == (TEST_ID,)
+    assert result.excerpt == "ValueError: not a number: '-7'"
+    assert result.relevance > 3.0
+
+
+def test_run_where_every_test_passes() -> None:
+    result = judge_run(run({TEST_ID: Outcome.PASSED}), [DRAFT], RAISING)
+    assert (result.verdict, result.failing_tests) == (Verdict.PASSES, ())
+
+
+def test_run_broken_wins_over_unrelated() -> None:
+    other = f"{DRAFT}::test_other"
+    result = judge_run(
+        run(
+            {TEST_ID: Outcome.FAILED, other: Outcome.ERROR},
+            {TEST_ID: OTHER_MESSAGE, other: FIXTURE_MISSING},
+        ),
+        [DRAFT],
+        RAISING,
+    )
+    assert result.verdict is Verdict.BROKEN
+    assert result.reason.startswith(other)
+
+
+def test_run_unrelated_failure() -> None:
+    result = judge_run(run({TEST_ID: Outcome.FAILED}, {TEST_ID: OTHER_MESSAGE}), [DRAFT], RAISING)
+    assert result.verdict is Verdict.UNRELATED
+    assert result.excerpt.startswith("ValueError: invalid literal")
+
+
+def test_run_collection_error_of_the_draft_module() -> None:
+    result = judge_run(run({DRAFT: Outcome.ERROR}, {DRAFT: SYNTAX_ERROR}), [DRAFT], RAISING)
+    assert result.verdict is Verdict.BROKEN
+
+
+def test_run_patch_not_applied() -> None:
+    result = judge_run(TestRun({}, patches_applied=False), [DRAFT], RAISING)
+    assert result.verdict is Verdict.NOT_APPLIED
+
+
+def test_run_limits_hit_install_failure_and_sandbox_error() -> None:
+    limited = replace(
+        run({TEST_ID: Outcome.FAILED}, {TEST_ID: SAME_EXCEPTION}),
+        limits_hit=frozenset({"timeout", "memory"}),
+        log_excerpt="Killed",
+    )
+    result = judge_run(limited, [DRAFT], RAISING)
+    assert result.verdict is Verdict.ERROR
+    assert "memory, timeout" in result.reason and result.excerpt == "Killed"
+    assert judge_run(TestRun({}, install_ok=False), [DRAFT], RAISING).verdict is Verdict.ERROR
+    errored = judge_run(TestRun({}, error="container vanished"), [DRAFT], RAISING)
+    assert errored.verdict is Verdict.ERROR and "container vanished" in errored.reason
+
+
+def test_run_only_the_drafts_own_test_files_count() -> None:
+    existing = "tests/test_calc.py::test_mean"
+    outcomes = {existing: Outcome.FAILED, TEST_ID: Outcome.PASSED}
+    failures = {existing: SAME_EXCEPTION}
+    assert judge_run(run(outcomes, failures), [DRAFT], RAISING).verdict is Verdict.PASSES
+    # A draft none of whose tests ran is broken, whatever else failed.
+    result = judge_run(run({existing: Outcome.FAILED}, failures), [DRAFT], RAISING)
+    assert result.verdict is Verdict.BROKEN
+    assert "collected no test" in result.reason

@@ -1,0 +1,227 @@
+"""Names a snippet uses without binding them, resolved from a hand-made tree."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprobot.generation.name_resolution import (
+    Resolution,
+    module_bindings,
+    resolve_names,
+    undefined_names,
+)
+from reprobot.generation.test_layout import TestLayout, detect_layout
+
+FILES = [
+    "pyproject.toml",
+    "src/geo/__init__.py",
+    "src/geo/core.py",
+    "src/geo/_impl.py",
+    "src/geo/shapes/__init__.py",
+    "src/geo/shapes/polygon.py",
+    "src/geo/shapes/_private.py",
+    "tests/test_core.py",
+    "tests/shapes/test_polygon.py",
+    "docs/conf.py",
+    "zoneinfo_compat.py",
+]
+SOURCES = {
+    "src/geo/__init__.py": (
+        '"""Plane geometry."""\n\n'
+        "from geo.core import Grid, make_grid\n"
+        "from geo._impl import _fast_area\n\n"
+        '__all__ = ["Grid", "make_grid", "distance"]\n'
+    ),
+    "src/geo/core.py": (
+        "class Grid:\n    pass\n\n\ndef make_grid(n):\n    return Grid()\n\n\n"
+        "def distance(a, b):\n    return abs(a - b)\n"
+    ),
+    "src/geo/_impl.py": "class FastPath:\n    pass\n\n\ndef _fast_area(points):\n    return 0\n",
+    "src/geo/shapes/__init__.py": "",
+    "src/geo/shapes/polygon.py": (
+        "import math\n\n\nclass Polygon(Shape):\n    pass\n\n\n"
+        "class Triangle:\n    pass\n\n\ndef ab(x):\n    return x\n"
+    ),
+    "src/geo/shapes/_private.py": "class Hidden:\n    pass\n",
+    "tests/shapes/test_polygon.py": (
+        "import pytest\n"
+        "from geo.abc import pt, origin, unit\n"
+        "from geo.core import make_grid as mg\n"
+        "import numpy as np\n"
+        "from sympy import symbols\n\n"
+        "x, y = symbols('x y')\n"
+        "z = compute(x)\n"
+        "grid = mg(n)\n\n\n"
+        "def test_square():\n    assert pt(0, 0) == origin\n"
+    ),
+}
+RELATED = ("tests/shapes/test_polygon.py",)
+
+
+@pytest.fixture
+def layout() -> TestLayout:
+    return detect_layout(FILES)
+
+
+def resolve(layout: TestLayout, *names: str) -> Resolution:
+    return resolve_names(list(names), layout, SOURCES, RELATED)
+
+
+# --- undefined_names -----------------------------------------------------------------------------
+
+
+def test_undefined_names_in_order_of_use() -> None:
+    source = (
+        "import os\n"
+        "m = Matrix([[1, 2]])\n"
+        "def f(a, *args, k=1, **kw):\n"
+        "    return a + k + y + len(args) + len(kw)\n"
+        "for i in range(3):\n"
+        "    print(i, os.sep, z)\n"
+        "try:\n"
+        "    m.det()\n"
+        "except Exception as e:\n"
+        "    print(e, __file__, __name__)\n"
+        "g = lambda q: q + w\n"
+        "squares = [c * c for c in data]\n"
+        "class Shape(Base):\n"
+        "    pass\n"
+        "Shape()\n"
+    )
+    assert undefined_names(source) == ["Matrix", "y", "z", "w", "data", "Base"]
+
+
+def test_undefined_names_provided_and_imports_do_not_count() -> None:
+    source = "from geo import Grid as G\nimport numpy.linalg\nprint(G, numpy, tmp_path, m)\n"
+    assert undefined_names(source, provided=("tmp_path",)) == ["m"]
+
+
+def test_undefined_names_of_invalid_source_is_empty() -> None:
+    assert undefined_names("def f(:\n    return x") == []
+
+
+# --- module_bindings -----------------------------------------------------------------------------
+
+
+def test_module_bindings_names_each_top_level_binding() -> None:
+    source = (
+        '"""doc"""\n'
+        "import os.path\n"
+        "from .core import Grid as G, make_grid\n"
+        'VERSION: str = "1"\n'
+        '__all__ = ["Grid", "make_grid", "VERSION"]\n'
+        'x, y = symbols("x y")\n'
+        "def helper():\n    inner = 1\n"
+        "class Cell:\n    size = 2\n"
+        "if True:\n    hidden = 1\n"
+    )
+    bindings = module_bindings(source)
+    kinds = {name: type(node).__name__ for name, node in bindings.items()}
+    assert kinds == {
+        "os": "Import",
+        "G": "ImportFrom",
+        "make_grid": "ImportFrom",
+        "VERSION": "AnnAssign",
+        "__all__": "Assign",
+        # A name only listed in __all__ counts as exported, with the __all__ statement.
+        "Grid": "Assign",
+        "x": "Assign",
+        "y": "Assign",
+        "helper": "FunctionDef",
+        "Cell": "ClassDef",
+    }
+
+
+def test_module_bindings_of_invalid_source_is_empty() -> None:
+    assert module_bindings("x = (") == {}
+
+
+# --- resolve_names -------------------------------------------------------------------------------
+
+
+def test_a_package_name_is_imported(layout: TestLayout) -> None:
+    assert layout.packages == ("geo", "zoneinfo_compat")
+    assert resolve(layout, "geo", "zoneinfo_compat") == Resolution(
+        ("import geo", "import zoneinfo_compat"), ()
+    )
+
+
+def test_a_stdlib_module_is_imported(layout: TestLayout) -> None:
+    assert resolve(layout, "json", "itertools") == Resolution(
+        ("import json", "import itertools"), ()
+    )
+
+
+def test_a_name_the_package_exports_is_imported_from_it(layout: TestLayout) -> None:
+    # Bound by an import in __init__, or only listed in __all__.
+    assert resolve(layout, "Grid", "make_grid", "distance").statements == (
+        "from geo import Grid",
+        "from geo import make_grid",
+        "from geo import distance",
+    )
+
+
+def test_a_private_export_is_not_imported(layout: TestLayout) -> None:
+    assert resolve(layout, "_fast_area") == Resolution((), ("_fast_area",))
+
+
+def test_an_import_of_a_related_test_is_narrowed_to_the_name(layout: TestLayout) -> None:
+    assert resolve(layout, "pt", "np", "mg").statements == (
+        "from geo.abc import pt",
+        "import numpy as np",
+        "from geo.core import make_grid as mg",
+    )
+
+
+def test_a_simple_binding_of_a_related_test_is_copied(layout: TestLayout) -> None:
+    resolution = resolve(layout, "x", "y")
+    # Both names come from one statement, copied once; ``symbols`` is for a later round.
+    assert resolution == Resolution(("x, y = symbols('x y')",), ())
+    assert undefined_names(resolution.statements[0]) == ["symbols"]
+    assert resolve(layout, "symbols").statements == ("from sympy import symbols",)
+
+
+def test_a_binding_computed_from_other_names_is_not_copied(layout: TestLayout) -> None:
+    # ``compute(x)`` and ``mg(n)`` take non-literal arguments: running them is not safe.
+    assert resolve(layout, "z", "grid") == Resolution((), ("z", "grid"))
+
+
+def test_without_related_tests_their_bindings_are_unknown(layout: TestLayout) -> None:
+    assert resolve_names(["pt", "x"], layout, SOURCES) == Resolution((), ("pt", "x"))
+
+
+def test_a_class_defined_in_a_public_module_is_imported_from_it(layout: TestLayout) -> None:
+    assert resolve(layout, "Polygon", "Triangle").statements == (
+        "from geo.shapes.polygon import Polygon",
+        "from geo.shapes.polygon import Triangle",
+    )
+
+
+def test_private_modules_are_not_searched(layout: TestLayout) -> None:
+    assert "geo._impl" in layout.modules and "geo.shapes._private" in layout.modules
+    assert resolve(layout, "FastPath", "Hidden") == Resolution((), ("FastPath", "Hidden"))
+
+
+def test_short_names_are_not_searched_in_modules(layout: TestLayout) -> None:
+    # ``ab`` is defined in polygon.py, but a two-letter name is a local variable far more often.
+    assert resolve(layout, "ab", "q") == Resolution((), ("ab", "q"))
+
+
+def test_unresolved_names_are_reported_in_order(layout: TestLayout) -> None:
+    resolution = resolve(layout, "Nope", "json", "Polygon", "Path", "Grid", "json")
+    assert resolution.statements == (
+        "import json",
+        "from geo.shapes.polygon import Polygon",
+        "from geo import Grid",
+    )
+    assert resolution.unresolved == ("Nope", "Path")
+
+
+def test_resolved_statements_make_the_snippet_complete(layout: TestLayout) -> None:
+    snippet = "poly = Polygon(make_grid(3))\nprint(json.dumps(distance(x, y)), np.pi)\n"
+    missing = undefined_names(snippet)
+    first = resolve(layout, *missing)
+    second = resolve(layout, *undefined_names("\n".join([*first.statements, snippet])))
+    source = "\n".join([*second.statements, *first.statements, snippet])
+    compile(source, "test_snippet.py", "exec")
+    assert undefined_names(source) == []

@@ -1,0 +1,160 @@
+"""Test module text written from a reproducer: names, quoting, and assertion bodies that run."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from reprobot.generation.test_writer import (
+    assert_expected,
+    assert_not_shown,
+    module_text,
+    slug,
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Matrix.col_insert() is wrong", "matrix_col_insert"),
+        ("BUG: parse_duration fails with an error on '1h30m'", "parse_duration_1h30m"),
+        ("3D plots crash", "issue_3d_plots_crash"),
+        ("Bug: the error", "issue"),
+        ("", "issue"),
+        ("Ünïcode — only", "n_code_only"),
+        ("one two three four five six seven eight", "one_two_three_four_five_six"),
+    ],
+)
+def test_slug(title: str, expected: str) -> None:
+    assert slug(title) == expected
+
+
+def test_slug_is_an_identifier_of_bounded_length() -> None:
+    long = slug("x" * 200 + " and more")
+    assert long.isidentifier() and len(long) <= 60
+    for title in ("42", "[BUG] 500 on /api/v2", "!!!", "__init__ breaks"):
+        assert slug(title).isidentifier(), title
+
+
+def module(title: str) -> str:
+    return module_text(
+        title,
+        ["import kettle", "from kettle import boil", "import kettle"],
+        ["x, y = kettle.sizes('small large')"],
+        [("boil_twice", "boil(x)\nboil(y)\n"), ("empty", "  \n")],
+    )
+
+
+def test_module_text_layout() -> None:
+    assert module("boil() twice fails") == (
+        "# Reproduces the reported issue: boil() twice fails\n"
+        "\n"
+        "import kettle\n"
+        "from kettle import boil\n"
+        "\n"
+        "x, y = kettle.sizes('small large')\n"
+        "\n"
+        "\n"
+        "def test_boil_twice():\n"
+        "    boil(x)\n"
+        "    boil(y)\n"
+        "\n"
+        "def test_empty():\n"
+        "    pass\n"
+    )
+
+
+def test_module_text_indents_blocks_and_keeps_blank_lines_empty() -> None:
+    body = "def helper(v):\n    return v * 2\n\nassert helper(2) == 4\n"
+    text = module_text("t", [], [], [("helper", body)])
+    assert "    def helper(v):\n        return v * 2\n\n    assert helper(2) == 4\n" in text
+    namespace: dict[str, object] = {}
+    exec(compile(text, "test_helper.py", "exec"), namespace)
+    test = namespace["test_helper"]
+    assert callable(test)
+    test()
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        'Evil """ title',
+        "Title\nimport os; os.system('echo pwned')",
+        "Title\r\nraise SystemExit(3)\rraise SystemExit(4)",
+        "Title '''\n\n\ndef test_injected():\n    assert False",
+        "Form\x0cfeed\x0bvertical\u2028line\u2029para\x85next",
+        "x" * 500 + "\nraise SystemExit(5)",
+    ],
+)
+def test_module_text_the_title_stays_in_a_comment(title: str) -> None:
+    text = module(title)
+    tree = ast.parse(text)
+    assert [type(node).__name__ for node in tree.body] == [
+        "Import",
+        "ImportFrom",
+        "Assign",
+        "FunctionDef",
+        "FunctionDef",
+    ]
+    assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)] == [
+        "test_boil_twice",
+        "test_empty",
+    ]
+    header = text.split("\n\n", 1)[0]
+    assert all(line.startswith("# ") for line in header.split("\n"))
+    assert len(header.split("\n")) <= 3
+
+
+# --- assertion bodies, run with exec -------------------------------------------------------------
+
+SETUP = [
+    "def half_up(v):",
+    "    return int(v)  # the bug: rounds halves down",
+    "def fixed_half_up(v):",
+    "    return int(v + 0.5)",
+]
+
+
+def run(body: str) -> None:
+    exec(compile(body, "<test>", "exec"), {})
+
+
+def test_assert_not_shown_fails_while_the_wrong_value_comes_back() -> None:
+    body = assert_not_shown("half_up(2.5)", "2", SETUP)
+    with pytest.raises(AssertionError, match="still gives the value the issue reports: 2"):
+        run(body)
+
+
+def test_assert_not_shown_passes_once_fixed() -> None:
+    run(assert_not_shown("fixed_half_up(2.5)", "2", SETUP))
+
+
+def test_assert_not_shown_compares_str_and_repr() -> None:
+    with pytest.raises(AssertionError):
+        run(assert_not_shown("'a' + 'b'", "'ab'"))
+    with pytest.raises(AssertionError):
+        run(assert_not_shown("'a' + 'b'", "ab"))
+    run(assert_not_shown("['ab']", "ab"))  # not a substring search
+
+
+def test_assert_expected_fails_with_the_wrong_value() -> None:
+    body = assert_expected("half_up(2.5)", "3", SETUP)
+    with pytest.raises(AssertionError, match="expected 3, got 2"):
+        run(body)
+
+
+def test_assert_expected_passes_with_the_right_value() -> None:
+    run(assert_expected("fixed_half_up(2.5)", "3", SETUP))
+    run(assert_expected("{'a': [1, 2]}", "{'a': [1, 2]}"))
+    run(assert_expected("'text'", "'text'"))
+
+
+def test_assertion_bodies_quote_values_safely() -> None:
+    nasty = "'), __import__('os').system('echo pwned'), ('"
+    with pytest.raises(AssertionError):
+        run(assert_expected("'x'", nasty))
+    run(assert_not_shown("'x'", nasty))
+    multi = 'line one\n"""\nline two'
+    with pytest.raises(AssertionError):
+        run(assert_not_shown(repr(multi), multi))
