@@ -332,12 +332,16 @@ def test_same_name_in_two_suites_is_one_test() -> None:
     assert outcomes == {"t/test_w.py::test_x": Outcome.FAILED}
 
 
-def test_details_are_capped() -> None:
-    long = "x" * 10_000
+def test_details_are_capped_keeping_head_and_tail() -> None:
+    long = "x" * 10_000 + "\nE   ValueError: the final exception"
     outcomes, details = parse_junit(_suite(_case(f'<failure message="m">{long}</failure>')), set())
     assert outcomes["t/test_w.py::test_x"] is Outcome.FAILED
-    assert len(details["t/test_w.py::test_x"]) == 4000
-    assert details["t/test_w.py::test_x"].startswith("m\nxxx")
+    detail = details["t/test_w.py::test_x"]
+    assert len(detail) == 4000
+    # The summary line comes first and the exception that ended the test last: both stay.
+    assert detail.startswith("m\nxxx")
+    assert detail.endswith("E   ValueError: the final exception")
+    assert "\n[...]\n" in detail
 
 
 def test_empty_report_has_no_outcomes() -> None:

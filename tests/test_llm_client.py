@@ -10,6 +10,7 @@ from typing import Any
 
 import openai
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from reprobot.generation.errors import BudgetExhausted, LLMError
@@ -237,6 +238,9 @@ def test_the_api_key_stays_out_of_errors_reprs_and_logs(
     openai_server.script(failure(400, error=f"bad request with Authorization: Bearer {API_KEY}"))
     openai_server.script(reply("fine"))
     llm = client_for(openai_server)
+    # A command-line test earlier in the session may have left structlog filtering below
+    # warnings, which would hide the very events this test reads.
+    structlog.reset_defaults()
     with caplog.at_level(logging.DEBUG), capture_logs() as events:
         with pytest.raises(LLMError) as caught:
             llm.complete(USER)

@@ -68,8 +68,9 @@ def _clip(text: str) -> str:
     """Head and tail of a long failure: the summary comes first and the final exception last."""
     if len(text) <= _DETAIL_LIMIT:
         return text
+    marker = "\n[...]\n"
     head = _DETAIL_LIMIT // 3
-    return f"{text[:head]}\n[...]\n{text[-(_DETAIL_LIMIT - head):]}"
+    return f"{text[:head]}{marker}{text[-(_DETAIL_LIMIT - head - len(marker)) :]}"
 
 
 def parse_junit(
