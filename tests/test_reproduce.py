@@ -169,6 +169,8 @@ def test_cli_json_contract_and_exit_codes(
     # Human output names the chosen test and the failure.
     code, out = _cli(["reproduce", *common, "--issue", str(issue)], capsys)
     assert code == 0 and "Reproduced" in out and "ValueError" in out
+    # The printed diff is the JSON's, unwrapped, so it can be copied into `git apply`.
+    assert data["test_patch"] in out
     assert main(["reproduce", "--repo", str(tmp_path), "--issue", str(issue)]) == 2
 
 

@@ -83,10 +83,15 @@ def print_reproduction(result: Reproduction, console: Console) -> None:
         console.print(
             f"[bold green]Reproduced[/] on {result.repo} @ {short} by {result.chosen.draft.method}"
         )
-        console.print("\nFailing on this commit: " + ", ".join(result.failing_tests))
-        console.print(f"Failure: {result.failure_excerpt}", markup=False)
+        # Ids, the failure and the diff are never wrapped: they are meant to be copied.
+        console.print(
+            "\nFailing on this commit: " + ", ".join(result.failing_tests),
+            markup=False,
+            soft_wrap=True,
+        )
+        console.print(f"Failure: {result.failure_excerpt}", markup=False, soft_wrap=True)
         console.print("\nThe test (apply with `git apply`):\n")
-        console.print(result.test_patch, markup=False, highlight=False)
+        console.print(result.test_patch, markup=False, highlight=False, soft_wrap=True, end="")
     else:
         console.print(f"[bold yellow]Not reproduced[/] on {result.repo} @ {short}")
     table = Table(title="candidates", show_lines=False)
