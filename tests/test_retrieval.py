@@ -11,9 +11,9 @@ from reprobot.generation.retrieval import (
     CodeIndex,
     chunk_file,
     context_files,
-    read_python_files,
     tokenize,
 )
+from reprobot.generation.tree_reader import read_python_files
 from reprobot.validation.snapshot import RepoSnapshot
 from tests.conftest import git, make_repo
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,3 @@ def drafting_markdown(
             f"| {total:.1f} (mean {total / len(times):.1f}) |"
         )
     return "\n".join(lines) + "\n"
-
-
-DraftWork = Callable[[Instance], dict[str, Any]]

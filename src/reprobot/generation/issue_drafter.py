@@ -25,7 +25,6 @@ from reprobot.generation.drafts import Draft
 from reprobot.generation.issue_report import IssueReport
 from reprobot.generation.name_resolution import resolve_names, undefined_names
 from reprobot.generation.patch_text import patch_from_files
-from reprobot.generation.retrieval import read_python_files
 from reprobot.generation.snippets import (
     Program,
     code_programs,
@@ -38,6 +37,7 @@ from reprobot.generation.test_layout import (
     TestLayout,
     layout_of,
     new_test_path,
+    read_texts,
     related_test_files,
 )
 from reprobot.generation.test_writer import (
@@ -46,6 +46,7 @@ from reprobot.generation.test_writer import (
     module_text,
     slug,
 )
+from reprobot.generation.tree_reader import read_python_files
 from reprobot.validation.snapshot import RepoSnapshot
 
 _RESOLVE_ROUNDS = 3
@@ -91,11 +92,7 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     layout = layout_of(snapshot)
     sources = read_python_files(snapshot)
     related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
-    manifests = {
-        name: data.decode("utf-8", "replace")
-        for name in _MANIFESTS
-        if (data := snapshot.read_file(name)) is not None
-    }
+    manifests = read_texts(snapshot, _MANIFESTS)
     return TreeContext(layout, sources, manifests, related)
 
 
@@ -277,10 +274,8 @@ def draft_from_issue(
                     f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
                 )
             )
-        signature = "tmp_path" if source.wants_tmp_path else ""
-        text = module_text(issue.title, imports, prelude, [(stem, source.body)])
-        if signature:
-            text = text.replace(f"def test_{stem}():", f"def test_{stem}({signature}):", 1)
+        params = "tmp_path" if source.wants_tmp_path else ""
+        text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
         key = re.sub(r"\s+", " ", text)
         if key in seen:
             continue

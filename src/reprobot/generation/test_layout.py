@@ -159,13 +159,17 @@ def detect_layout(
     return TestLayout(tuple(tests), test_dirs, tuple(dict.fromkeys(packages)), modules)
 
 
+def read_texts(snapshot: RepoSnapshot, names: Iterable[str]) -> dict[str, str]:
+    """The text of each of a few top-level files (configuration, manifests) that exists."""
+    return {
+        name: data.decode("utf-8", "replace")
+        for name in names
+        if (data := snapshot.read_file(name)) is not None
+    }
+
+
 def layout_of(snapshot: RepoSnapshot) -> TestLayout:
-    configs = {}
-    for name in CONFIG_FILES:
-        data = snapshot.read_file(name)
-        if data is not None:
-            configs[name] = data.decode("utf-8", "replace")
-    patterns = python_files_setting(configs)
+    patterns = python_files_setting(read_texts(snapshot, CONFIG_FILES))
     layout = detect_layout(snapshot.list_files(), patterns)
     return TestLayout(
         layout.test_files, layout.test_dirs, layout.packages, layout.modules, patterns

@@ -41,9 +41,10 @@ def module_text(
     imports: Sequence[str],
     prelude: Sequence[str],
     tests: Sequence[tuple[str, str]],
+    params: str = "",
 ) -> str:
     """A test module: a comment naming the issue, module-level imports and bindings, and each
-    (name, body) as ``def test_<name>():``."""
+    (name, body) as ``def test_<name>(<params>):`` (``params`` names pytest fixtures)."""
     parts = [*_comment(f"Reproduces the reported issue: {title}"), ""]
     imports = list(dict.fromkeys(imports))
     if imports:
@@ -54,13 +55,9 @@ def module_text(
         parts.append("")
     for name, body in tests:
         parts.append("")
-        parts.append(f"def test_{name}():")
+        parts.append(f"def test_{name}({params}):")
         parts.append(_indent(body.rstrip("\n")) if body.strip() else "    pass")
     return "\n".join(parts).rstrip("\n") + "\n"
-
-
-def run_steps(steps: Sequence[str]) -> str:
-    return "\n".join(steps)
 
 
 def assert_not_shown(expression: str, shown: str, setup: Sequence[str] = ()) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -19,13 +18,14 @@ def is_url(text: str) -> bool:
 
 def _git(*args: str, cwd: Path | None = None, timeout: float = 900.0) -> None:
     proc = subprocess.run(
-        ["git", *args],
+        # An empty askpass answers any credential prompt with nothing: a URL that needs
+        # credentials fails instead of waiting on a terminal.
+        ["git", "-c", "core.askPass=true", *args],
         cwd=cwd,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
         timeout=timeout,
-        # Never prompt for credentials: a URL that needs them is an error here.
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
     )
     if proc.returncode != 0:
         raise SnapshotError(
