@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -58,6 +58,35 @@ class Settings(BaseSettings):
     # Drafting: how many sandbox runs one issue may spend validating candidates.
     draft_max_runs: int = 12
 
+    # The GitHub App: its identity, the webhook secret, and the API it talks to (GitHub Enterprise
+    # Server: https://HOST/api/v3).
+    webhook_secret: SecretStr = SecretStr("")
+    app_id: int | None = None
+    private_key_path: Path | None = None
+    github_api_url: str = "https://api.github.com"
+    github_timeout_s: float = 30.0
+    # Retries of one GitHub request (rate limits, 5xx), the longest wait for a rate limit to
+    # reset before the job gives up and is retried later, and the pause between two mutating
+    # requests (GitHub asks integrations to send mutations serially, about one a second).
+    github_max_retries: int = 5
+    github_max_wait_s: float = 900.0
+    github_mutation_pause_s: float = 1.0
+
+    # Store and queue. Empty: SQLite files under the cache directory (the embedded default).
+    # DATABASE_URL may be postgresql+psycopg://...; QUEUE_URL may be redis://...
+    database_url: str = ""
+    queue_url: str = ""
+    # Workers inside ``reprobot serve`` (0: run ``reprobot worker`` separately).
+    embedded_workers: int = 1
+    # A job's lease (renewed while it runs), how often the reaper looks for expired leases and
+    # lost enqueues, and how many attempts a job gets before it is marked failed.
+    job_lease_s: float = 120.0
+    reaper_interval_s: float = 30.0
+    job_max_attempts: int = 3
+    # A queued job whose message has not been picked up for this long is enqueued again (its
+    # message was lost); a duplicate message is harmless, the ledger lets one worker claim it.
+    job_requeue_after_s: float = 1800.0
+
     @property
     def llm_enabled(self) -> bool:
         """An LLM is called only when an endpoint and a model are both configured."""
@@ -66,3 +95,14 @@ class Settings(BaseSettings):
     @property
     def logs_dir(self) -> Path:
         return self.cache_dir / "logs"
+
+    @property
+    def database(self) -> str:
+        """The store's SQLAlchemy URL (an SQLite file under the cache directory by default)."""
+        return self.database_url or f"sqlite:///{self.cache_dir / 'app.sqlite3'}"
+
+    @property
+    def queue(self) -> str:
+        """The queue's URL: ``sqlite:///FILE`` (the default, under the cache directory) or
+        ``redis://HOST:PORT/DB``."""
+        return self.queue_url or f"sqlite:///{self.cache_dir / 'queue.sqlite3'}"

@@ -40,3 +40,52 @@ def inline_code(text: str) -> str:
     ticks = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
     return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def table_cell(text: str, limit: int = 300) -> str:
+    """``text`` as plain text for one markdown table cell: one line of at most ``limit``
+    characters, with ``|`` escaped, HTML tags shown as text and mentions neutralised."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: max(0, limit - 1)] + "…"
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return neutralize_mentions(flat).replace("|", "\\|")
+
+
+def fit_lengths(lengths: list[int], budget: int) -> list[int]:
+    """New lengths for texts of ``lengths`` characters so that they add up to at most
+    ``budget``: the longest texts are cut first, to one common cap; shorter ones stay whole."""
+    if sum(lengths) <= budget:
+        return list(lengths)
+    remaining = max(0, budget)
+    ordered = sorted(lengths)
+    cap = 0
+    for count_left, length in zip(range(len(ordered), 0, -1), ordered, strict=True):
+        share = remaining // count_left
+        if length <= share:
+            remaining -= length
+            continue
+        cap = share
+        break
+    return [min(length, cap) for length in lengths]
+
+
+def verbatim_fence(text: str, language: str = "") -> str:
+    """A fenced code block holding ``text`` exactly, which ``text`` cannot close early.
+
+    For code meant to be copied and run (a patch to ``git apply``): inserting anything after an
+    ``@`` would break its decorators and change its strings. GitHub turns no ``@name`` inside
+    a code block into a mention, so the block notifies nobody as it stands.
+    """
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{text.rstrip(chr(10))}\n{ticks}"
+
+
+def cap(text: str, limit: int, keep: str = "head") -> str:
+    """``text`` cut like ``trim`` does, but at most ``limit`` characters including the note
+    saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    note = len(f"\n[... {len(text)} characters cut ...]")
+    return trim(text, max(1, limit - note), keep=keep)

@@ -1,0 +1,125 @@
+"""How Reprobot paces its GitHub requests: rate-limit retries and serial mutations.
+
+GitHub asks integrations to honour ``retry-after`` and ``x-ratelimit-reset``, to back off
+exponentially on secondary limits, and to send mutating requests one at a time with a pause
+between them. githubkit lets a client plug in both a retry decision and a throttler.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncGenerator, Generator
+from contextlib import asynccontextmanager, contextmanager
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import httpx
+import structlog
+from githubkit.exception import (
+    GitHubException,
+    PrimaryRateLimitExceeded,
+    RateLimitExceeded,
+    RequestFailed,
+    RequestTimeout,
+)
+from githubkit.throttling import BaseThrottler
+from githubkit.typing import RetryOption
+
+log = structlog.get_logger(__name__)
+
+MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+# githubkit sleeps 60 s when a retry carries no delay; never hand it a zero delay.
+_MIN_DELAY = timedelta(milliseconds=50)
+
+
+class RetryPolicy:
+    """Which failed GitHub requests to retry, and after how long.
+
+    - Primary rate limit (``x-ratelimit-remaining: 0``): wait until ``x-ratelimit-reset``, unless
+      that is further away than ``max_wait_s`` (then the job fails and is retried later).
+    - Secondary rate limit: ``retry-after`` when given, and never less than an exponential
+      backoff (1, 2, 4 ... seconds, times ``backoff_s``).
+    - 5xx answers and timeouts of reads: exponential backoff.
+    """
+
+    def __init__(self, max_retries: int = 5, max_wait_s: float = 900.0, backoff_s: float = 1.0):
+        self.max_retries = max_retries
+        self.max_wait = timedelta(seconds=max_wait_s)
+        self.backoff_s = backoff_s
+
+    def _backoff(self, retry_count: int) -> timedelta:
+        return timedelta(seconds=self.backoff_s * (2**retry_count))
+
+    def __call__(self, exc: GitHubException, retry_count: int) -> RetryOption:
+        if retry_count >= self.max_retries:
+            return RetryOption(False)
+        if isinstance(exc, RateLimitExceeded):
+            wait = exc.retry_after
+            if not isinstance(exc, PrimaryRateLimitExceeded):
+                wait = max(wait, self._backoff(retry_count))
+            if wait > self.max_wait:
+                log.warning("github.rate_limit.too_long", wait_s=wait.total_seconds())
+                return RetryOption(False)
+            log.info(
+                "github.rate_limited",
+                status=exc.response.status_code,
+                wait_s=wait.total_seconds(),
+                attempt=retry_count + 1,
+            )
+            return RetryOption(True, max(wait, _MIN_DELAY))
+        if isinstance(exc, RequestFailed) and exc.response.status_code >= 500:
+            wait = self._backoff(retry_count)
+            log.info("github.server_error", status=exc.response.status_code, wait_s=wait.seconds)
+            return RetryOption(True, max(wait, _MIN_DELAY))
+        if isinstance(exc, RequestTimeout) and exc.request.method not in MUTATING:
+            return RetryOption(True, max(self._backoff(retry_count), _MIN_DELAY))
+        return RetryOption(False)
+
+
+class MutationThrottler(BaseThrottler):
+    """Mutating requests of the whole process go one at a time, ``pause_s`` apart; reads run
+    concurrently up to ``max_reads``. One instance is shared by every client of a process."""
+
+    def __init__(self, pause_s: float = 1.0, max_reads: int = 10) -> None:
+        self.pause_s = pause_s
+        self._mutation = threading.Lock()
+        self._reads = threading.BoundedSemaphore(max_reads)
+        self._last_end = 0.0
+        self._async_mutation: anyio.Lock | None = None
+        self._async_reads: anyio.Semaphore | None = None
+        self._max_reads = max_reads
+
+    def _pause(self) -> float:
+        return max(0.0, self._last_end + self.pause_s - time.monotonic())
+
+    @contextmanager
+    def acquire(self, request: httpx.Request) -> Generator[None, Any, Any]:
+        if request.method.upper() not in MUTATING:
+            with self._reads:
+                yield
+            return
+        with self._mutation:
+            time.sleep(self._pause())
+            try:
+                yield
+            finally:
+                self._last_end = time.monotonic()
+
+    @asynccontextmanager
+    async def async_acquire(self, request: httpx.Request) -> AsyncGenerator[None, Any]:
+        if self._async_mutation is None:
+            self._async_mutation = anyio.Lock()
+            self._async_reads = anyio.Semaphore(self._max_reads)
+        assert self._async_reads is not None
+        if request.method.upper() not in MUTATING:
+            async with self._async_reads:
+                yield
+            return
+        async with self._async_mutation:
+            await anyio.sleep(self._pause())
+            try:
+                yield
+            finally:
+                self._last_end = time.monotonic()

@@ -1,0 +1,196 @@
+"""The App end to end: ``reprobot serve`` (and ``reprobot worker``) as real processes, talking to
+a local GitHub (REST, GraphQL, git over HTTP) about a real repository, with real Docker runs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from reprobot.bot.db import make_engine
+from reprobot.bot.ledger import Job, Ledger
+from tests import webhooks
+from tests.conftest import commit_files, git
+from tests.github_server import GitHubServer, make_app_key, make_bare_repo
+
+SECRET = "e2e webhook secret"
+APP_ID = 4242
+INSTALLATION = 77
+REPO = "example/durations"
+T = TypeVar("T")
+
+# The example's environment, as the repository's configuration states it (the same spec as the
+# session's example environment, so its image is reused).
+CONFIG = """\
+python: "3.11"
+install: python -m pip install -e '.[test]'
+labels:
+  reproduced: reproduced
+  verified: fix-verified
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 240.0) -> T:
+    """Poll ``probe`` until it returns something truthy; fail with ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class AppHarness:
+    """A local GitHub with the example repository installed, and Reprobot's processes."""
+
+    def __init__(self, root: Path, example_repo: Path, **settings: str) -> None:
+        self.root = root
+        self.cache_dir = root / "cache"
+        key, public = make_app_key()
+        self.key_path = root / "app.pem"
+        self.key_path.write_text(key)
+        # The working repository the tests commit to; the server serves a bare copy of it.
+        self.work = root / "work"
+        git(root, "clone", "-q", str(example_repo), str(self.work))
+        git(self.work, "checkout", "-q", "-B", "main")
+        self.base_sha = commit_files(self.work, {".github/reprobot.yml": CONFIG}, "config")
+        self.github = GitHubServer(APP_ID, public, root / "git")
+        self.github.__enter__()
+        self.bare = make_bare_repo(root / "git", REPO, self.work)
+        self.github.add_installation(INSTALLATION, "example")
+        self.github.add_repo(REPO, INSTALLATION)
+        self.settings = {
+            "REPROBOT_CACHE_DIR": str(self.cache_dir),
+            "REPROBOT_WEBHOOK_SECRET": SECRET,
+            "REPROBOT_APP_ID": str(APP_ID),
+            "REPROBOT_PRIVATE_KEY_PATH": str(self.key_path),
+            "REPROBOT_GITHUB_API_URL": self.github.api_url,
+            "REPROBOT_GITHUB_MUTATION_PAUSE_S": "0.05",
+            "REPROBOT_RUN_TIMEOUT_S": "300",
+            **settings,
+        }
+        self.port = free_port()
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.ledger = Ledger(make_engine(f"sqlite:///{self.cache_dir / 'app.sqlite3'}"))
+
+    # --- processes --------------------------------------------------------------------------
+
+    def _spawn(self, args: list[str], log_name: str) -> subprocess.Popen[bytes]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REPROBOT_")}
+        env.update(self.settings)
+        log = open(self.root / log_name, "ab")  # noqa: SIM115 - handed to the child process
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reprobot.cli", *args],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.processes.append(proc)
+        return proc
+
+    def serve(self, workers: int = 1) -> subprocess.Popen[bytes]:
+        proc = self._spawn(
+            ["serve", "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(workers)],
+            "serve.log",
+        )
+        wait_for("reprobot serve to answer", self._healthy, timeout=60)
+        return proc
+
+    def worker(self) -> subprocess.Popen[bytes]:
+        return self._spawn(["worker", "--threads", "1"], "worker.log")
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def logs(self) -> str:
+        return "\n".join(
+            p.read_text(errors="replace")[-20000:] for p in sorted(self.root.glob("*.log"))
+        )
+
+    def close(self) -> None:
+        for proc in self.processes:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.processes:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.github.__exit__(None, None, None)
+
+    # --- GitHub's side ----------------------------------------------------------------------
+
+    def deliver(
+        self, event: str, data: Mapping[str, Any], delivery: str | None = None
+    ) -> httpx.Response:
+        body = webhooks.encode(dict(data))
+        return httpx.post(
+            f"{self.url}/webhook",
+            content=body,
+            headers=webhooks.headers(SECRET, event, body, delivery),
+            timeout=30,
+        )
+
+    def open_issue(self, number: int, title: str, body: str) -> dict[str, Any]:
+        self.github.add_issue(REPO, number, title, body)
+        return webhooks.issue_opened(REPO, INSTALLATION, number, title, body)
+
+    def push(
+        self, files: Mapping[str, str], message: str, branch: str, patch: str | None = None
+    ) -> str:
+        """Commit ``patch`` and ``files`` on ``branch`` (from main when new) and push it to the
+        served repository; return the new head."""
+        start = branch if git(self.work, "branch", "--list", branch) else "main"
+        git(self.work, "checkout", "-q", "-B", branch, start)
+        if patch is not None:
+            (self.root / "change.diff").write_text(patch)
+            git(self.work, "apply", str(self.root / "change.diff"))
+        sha = commit_files(self.work, dict(files), message)
+        git(self.work, "push", "-q", "--force", str(self.bare), f"{branch}:{branch}")
+        git(self.work, "checkout", "-q", "main")
+        return sha
+
+    def open_pull(self, number: int, head_sha: str, body: str) -> dict[str, Any]:
+        self.github.add_pull(REPO, number, "Fix it", body, head_sha, self.base_sha)
+        return webhooks.pull_request(
+            "opened", REPO, INSTALLATION, number, head_sha, self.base_sha, body
+        )
+
+    def bot_comments(self, number: int) -> list[dict[str, Any]]:
+        return [
+            c
+            for c in self.github.comments(REPO, number)
+            if (c.get("performed_via_github_app") or {}).get("id") == APP_ID
+        ]
+
+    def jobs(self, number: int) -> list[Job]:
+        return [j for j in self.ledger.jobs(REPO) if j.number == number]
+
+    def finished(self, number: int) -> list[Job] | None:
+        jobs = self.jobs(number)
+        done = [j for j in jobs if j.state in ("done", "failed", "superseded")]
+        return jobs if jobs and len(done) == len(jobs) else None

@@ -1,0 +1,234 @@
+"""The pull request comment and check run built from the linked issues' verdicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprobot.bot.markdown import COMMENT_LIMIT
+from reprobot.bot.render_pull import (
+    VERIFICATION_MARKER,
+    IssueVerdict,
+    OwnTests,
+    PullReport,
+    render_pull_report,
+)
+from reprobot.validation.patch import Patch
+from reprobot.validation.testrun import Outcome, PatchResult, TestRun
+from reprobot.validation.verify import Verdict, grade
+
+P, F = Outcome.PASSED, Outcome.FAILED
+FIX = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+BASE, HEAD = "b" * 40, "c0ffee" + "e" * 34
+
+
+def _verdict(
+    before: dict[str, Outcome],
+    after: dict[str, Outcome],
+    failures: dict[str, str] | None = None,
+) -> Verdict:
+    return grade(
+        TestRun(outcomes=before, failures=failures or {}),
+        TestRun(outcomes=after),
+        Patch(FIX),
+        {"m.py": b"x = 1\n"},
+        {"m.py": b"x = 2\n"},
+        BASE,
+        HEAD,
+    )
+
+
+VERIFIED = _verdict({"t.py::a": F}, {"t.py::a": P}, {"t.py::a": "E  boom @ceo"})
+NOT_VERIFIED = _verdict({"t.py::a": F, "t.py::b": P}, {"t.py::a": P, "t.py::b": F})
+STILL_FAILING = _verdict({"t.py::a": F}, {"t.py::a": F})
+INCONCLUSIVE = grade(
+    TestRun(outcomes={}, patches_applied=False, patches=(PatchResult("test.diff", False),)),
+    TestRun(outcomes={}),
+    Patch(FIX),
+    {},
+    {},
+    BASE,
+    HEAD,
+)
+NO_TESTS = OwnTests((), None)
+
+
+def _report(
+    issues: list[IssueVerdict], own: OwnTests = NO_TESTS, errors: tuple[str, ...] = ()
+) -> PullReport:
+    return render_pull_report(
+        repo="acme/durations",
+        pull_number=7,
+        head_sha=HEAD,
+        issues=issues,
+        own_tests=own,
+        config_errors=errors,
+    )
+
+
+@pytest.mark.parametrize(
+    ("issues", "conclusion"),
+    [
+        ([IssueVerdict(1, VERIFIED)], "success"),
+        ([IssueVerdict(1, VERIFIED), IssueVerdict(2, VERIFIED)], "success"),
+        ([IssueVerdict(1, VERIFIED), IssueVerdict(2, None, "never reproduced")], "success"),
+        ([IssueVerdict(1, VERIFIED), IssueVerdict(2, NOT_VERIFIED)], "failure"),
+        ([IssueVerdict(1, STILL_FAILING)], "failure"),
+        ([IssueVerdict(1, INCONCLUSIVE), IssueVerdict(2, NOT_VERIFIED)], "failure"),
+        ([IssueVerdict(1, VERIFIED), IssueVerdict(2, INCONCLUSIVE)], "neutral"),
+        ([IssueVerdict(1, INCONCLUSIVE)], "neutral"),
+        ([IssueVerdict(1, None, "never reproduced")], "neutral"),
+        ([], "neutral"),
+    ],
+)
+def test_conclusion(issues: list[IssueVerdict], conclusion: str) -> None:
+    report = _report(issues)
+    assert report.conclusion == conclusion
+    assert report.comment.startswith(VERIFICATION_MARKER + "\n")
+
+
+def test_comment_has_one_section_per_issue_and_the_head() -> None:
+    report = _report(
+        [
+            IssueVerdict(12, VERIFIED),
+            IssueVerdict(13, None, note="#13 was never reproduced, so there is nothing to run."),
+        ]
+    )
+    comment = report.comment
+    assert comment.splitlines()[:2] == [
+        VERIFICATION_MARKER,
+        "**✅ Verified: the reproducing tests of #12 pass**",
+    ]
+    assert (
+        "### Issue #12: ✅ Verified: 1 reproducing test fails before this change and passes "
+        "with it" in comment
+    )
+    assert "| fail → pass (reproduced, then fixed) | 1 |" in comment
+    assert "### Issue #13: no verdict\n\n#13 was never reproduced, so there is nothing to run." in (
+        comment
+    )
+    assert "E  boom @\u200bceo" in comment and "@ceo" not in comment
+    assert "at head `c0ffeeeeeeee`" in comment
+    assert "### Tests in this pull request\n\nThis pull request changes no test file." in comment
+    assert report.title == "✅ Verified: the reproducing tests of #12 pass"
+
+
+def test_titles() -> None:
+    assert _report([IssueVerdict(3, NOT_VERIFIED)]).title == (
+        "❌ Not verified for #3: 1 test fails with this change"
+    )
+    assert _report([IssueVerdict(3, STILL_FAILING)]).title == (
+        "❌ Not verified for #3: no reproducing test goes from fail to pass"
+    )
+    assert _report([IssueVerdict(3, INCONCLUSIVE)]).title == (
+        "⚠️ Inconclusive: the tests of #3 gave no verdict"
+    )
+    assert _report([IssueVerdict(3, None), IssueVerdict(4, None)]).title == (
+        "No reproducing test to run for #3, #4"
+    )
+    many = [IssueVerdict(n, VERIFIED) for n in range(1000, 1400)]
+    title = _report(many).title
+    assert title == "✅ Verified: the reproducing tests of #1000, #1001, #1002 and 397 more pass"
+    assert len(title) <= 100
+
+
+def test_own_tests_that_reproduce() -> None:
+    own = OwnTests(
+        ("tests/test_m.py",),
+        _verdict(
+            {"t.py::new": F, "t.py::old": P},
+            {
+                "t.py::new": P,
+                "t.py::old": P,
+            },
+        ),
+    )
+    comment = _report([IssueVerdict(1, VERIFIED)], own).comment
+    assert (
+        "### Tests in this pull request\n\nThis pull request comes with 1 test that fails "
+        "before the change and passes with it.\n\n- `t.py::new`\n" in comment
+    )
+    assert "t.py::old`\n" not in comment.split("### Tests in this pull request")[1]
+
+
+def test_own_tests_that_reproduce_nothing_or_break() -> None:
+    own = OwnTests(("tests/test_m.py",), _verdict({"t.py::a": P}, {"t.py::a": F}))
+    report = _report([IssueVerdict(1, VERIFIED)], own)
+    assert (
+        "None of the pull request's own tests fails before the change: it does not come with "
+        "a reproducing test." in report.comment
+    )
+    assert "1 test fails with the change:\n\n- `t.py::a`" in report.comment
+    # The pull request's own tests never decide the conclusion.
+    assert report.conclusion == "success"
+
+
+def test_own_tests_that_could_not_run() -> None:
+    assert "could not run them" in _report([], OwnTests(("tests/test_m.py",), None)).comment
+    report = _report([], OwnTests(("tests/test_m.py",), INCONCLUSIVE))
+    assert "could not be compared before and after the change" in report.comment
+    assert "- `test.diff does not apply before the fix`" in report.comment
+
+
+def test_config_errors_note() -> None:
+    report = _report([IssueVerdict(1, VERIFIED)], errors=("bad @x",))
+    assert "- `bad @\u200bx`" in report.comment
+    assert report.comment.endswith("so the defaults apply.")
+    assert "`.github/reprobot.yml` has errors, so the defaults apply." in report.summary
+
+
+def test_notes_cannot_ping_or_inject_html() -> None:
+    comment = _report([IssueVerdict(5, None, note="ask @owner <details> now")]).comment
+    assert "ask @\u200bowner &lt;details> now" in comment
+
+
+def _huge_verdict(tag: str) -> Verdict:
+    ids = {f"tests/t.py::test_{tag}_{i}_" + "x" * 150: F for i in range(400)}
+    failures = {k: "```\n" + "y" * 4000 + "\n@team" for k in ids}
+    return _verdict(ids, dict.fromkeys(ids, P), failures)
+
+
+def test_huge_reports_stay_within_the_limits() -> None:
+    issues = [IssueVerdict(n, _huge_verdict(str(n))) for n in range(1, 6)]
+    own = OwnTests(("tests/t.py",), _huge_verdict("own"))
+    report = _report(issues, own, errors=tuple("e" * 400 for _ in range(30)))
+    assert len(report.comment) <= COMMENT_LIMIT
+    assert len(report.title) <= 100
+    assert len(report.summary) <= 2000
+    assert len(report.text) <= 60000
+    comment = report.comment
+    assert comment.startswith(VERIFICATION_MARKER + "\n")
+    # The longest sections lose their details first; every heading stays.
+    for n in range(1, 6):
+        assert f"### Issue #{n}: ✅ Verified: 400 reproducing tests" in comment
+    assert "details left out" in comment
+    assert "### Tests in this pull request" in comment
+    assert "at head `c0ffeeeeeeee`" in comment
+    assert "@team" not in comment and "@team" not in report.text
+
+
+def test_many_issues_summary_is_short() -> None:
+    issues = [IssueVerdict(n, None, note="n" * 400) for n in range(100)]
+    report = _report(issues)
+    assert len(report.summary) <= 2000
+    assert report.summary.startswith("- #0: no verdict. nnn")
+    assert "more issues\n\nThis pull request changes no test file.\n\nHead `c0ffeeeeeeee`." in (
+        report.summary
+    )
+    assert len(report.comment) <= COMMENT_LIMIT
+    assert "_… and 50 more issues._" in report.comment
+
+
+def test_the_longest_sections_lose_their_details_first() -> None:
+    def detailed(tag: str, size: int) -> Verdict:
+        ids = {f"t.py::test_{tag}_{i}": F for i in range(5)}
+        return _verdict(ids, dict.fromkeys(ids, P), {k: "z" * size for k in ids})
+
+    issues = [IssueVerdict(n, detailed(str(n), 2900)) for n in range(1, 5)]
+    issues.append(IssueVerdict(9, detailed("small", 50)))
+    comment = _report(issues).comment
+    assert len(comment) <= COMMENT_LIMIT
+    sections = comment.split("### Issue #")[1:]
+    assert len(sections) == 5
+    assert sections[-1].startswith("9: ✅ Verified") and "<details>" in sections[-1]
+    assert sum("_(details left out: too long to show here)_" in s for s in sections) >= 1
+    assert comment.count("<details>") == comment.count("</details>")
