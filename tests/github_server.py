@@ -435,6 +435,7 @@ class GitHubServer:
         self._rate_used: dict[str, int] = {}
         self._rate_reset: dict[str, int] = {}
         self._faults: list[_Fault] = []
+        self._manifest_codes: dict[str, JSON] = {}
         self._calls: list[Call] = []
         self._routes = self._route_table()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -629,6 +630,14 @@ class GitHubServer:
             )
         self._write_pull_ref(repo.full_name, number, head_sha, head_name)
         return obj
+
+    def add_manifest_code(self, code: str, pem: str, webhook_secret: str) -> None:
+        """What GitHub hands back, once, for ``code`` after an App was registered from a
+        manifest: the App (this server's) with its private key and webhook secret."""
+        with self._lock:
+            app = self._app_object()
+            app.update(pem=pem, webhook_secret=webhook_secret, client_secret="0" * 40)
+            self._manifest_codes[code] = app
 
     def set_pull_head(self, full_name: str, number: int, head_sha: str) -> None:
         """A push to pull request ``number``'s head branch."""
@@ -1200,6 +1209,10 @@ class GitHubServer:
             if repo is None:
                 raise _not_found()
             route = f"/repos/{repo.full_name}{by_id[2] or ''}"
+        conversion = re.fullmatch(r"/app-manifests/([^/]+)/conversions", route)
+        if conversion and req.method == "POST":
+            # The manifest flow's last step needs no authentication: the code is the secret.
+            return self._convert_manifest(conversion[1])
         for method, pattern, handler, jwt_auth in self._routes:
             match = pattern.fullmatch(route)
             if match is None or method != req.method:
@@ -1210,6 +1223,13 @@ class GitHubServer:
                 self._authenticate(req)
             return handler(req, match)
         raise _not_found()
+
+    def _convert_manifest(self, code: str) -> _Answer:
+        with self._lock:
+            app = self._manifest_codes.pop(code, None)
+        if app is None:
+            raise _not_found()
+        return _Answer(201, app)
 
     # --- authentication -------------------------------------------------------------------
 

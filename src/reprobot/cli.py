@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from reprobot import __version__
 from reprobot.bench import cli as bench_cli
-from reprobot.bot import cli_reproduce, cli_sandbox, cli_serve, cli_verify
+from reprobot.bot import cli_app, cli_reproduce, cli_sandbox, cli_serve, cli_verify
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.errors import ReprobotError
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_verify.register(sub)
     cli_reproduce.register(sub)
     cli_serve.register(sub)
+    cli_app.register(sub)
     bench_cli.register(sub)
     return parser
 
