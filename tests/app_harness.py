@@ -58,22 +58,35 @@ def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 240.0) -
 class AppHarness:
     """A local GitHub with the example repository installed, and Reprobot's processes."""
 
-    def __init__(self, root: Path, example_repo: Path, **settings: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        source: Path,
+        *,
+        repo: str = REPO,
+        ref: str = "HEAD",
+        config: str = CONFIG,
+        **settings: str,
+    ) -> None:
+        """Serve ``source`` at ``ref`` (plus a commit adding ``config`` as
+        ``.github/reprobot.yml``) as ``repo``'s default branch; ``settings`` are extra
+        ``REPROBOT_*`` variables of the App's processes."""
         self.root = root
+        self.repo = repo
         self.cache_dir = root / "cache"
         key, public = make_app_key()
         self.key_path = root / "app.pem"
         self.key_path.write_text(key)
         # The working repository the tests commit to; the server serves a bare copy of it.
         self.work = root / "work"
-        git(root, "clone", "-q", str(example_repo), str(self.work))
-        git(self.work, "checkout", "-q", "-B", "main")
-        self.base_sha = commit_files(self.work, {".github/reprobot.yml": CONFIG}, "config")
+        git(root, "clone", "-q", "--no-checkout", str(source), str(self.work))
+        git(self.work, "checkout", "-q", "-B", "main", ref)
+        self.base_sha = commit_files(self.work, {".github/reprobot.yml": config}, "config")
         self.github = GitHubServer(APP_ID, public, root / "git")
         self.github.__enter__()
-        self.bare = make_bare_repo(root / "git", REPO, self.work)
-        self.github.add_installation(INSTALLATION, "example")
-        self.github.add_repo(REPO, INSTALLATION)
+        self.bare = make_bare_repo(root / "git", repo, self.work)
+        self.github.add_installation(INSTALLATION, repo.partition("/")[0])
+        self.github.add_repo(repo, INSTALLATION)
         self.settings = {
             "REPROBOT_CACHE_DIR": str(self.cache_dir),
             "REPROBOT_WEBHOOK_SECRET": SECRET,
@@ -156,8 +169,8 @@ class AppHarness:
         )
 
     def open_issue(self, number: int, title: str, body: str) -> dict[str, Any]:
-        self.github.add_issue(REPO, number, title, body)
-        return webhooks.issue_opened(REPO, INSTALLATION, number, title, body)
+        self.github.add_issue(self.repo, number, title, body)
+        return webhooks.issue_opened(self.repo, INSTALLATION, number, title, body)
 
     def push(
         self, files: Mapping[str, str], message: str, branch: str, patch: str | None = None
@@ -175,20 +188,20 @@ class AppHarness:
         return sha
 
     def open_pull(self, number: int, head_sha: str, body: str) -> dict[str, Any]:
-        self.github.add_pull(REPO, number, "Fix it", body, head_sha, self.base_sha)
+        self.github.add_pull(self.repo, number, "Fix it", body, head_sha, self.base_sha)
         return webhooks.pull_request(
-            "opened", REPO, INSTALLATION, number, head_sha, self.base_sha, body
+            "opened", self.repo, INSTALLATION, number, head_sha, self.base_sha, body
         )
 
     def bot_comments(self, number: int) -> list[dict[str, Any]]:
         return [
             c
-            for c in self.github.comments(REPO, number)
+            for c in self.github.comments(self.repo, number)
             if (c.get("performed_via_github_app") or {}).get("id") == APP_ID
         ]
 
     def jobs(self, number: int) -> list[Job]:
-        return [j for j in self.ledger.jobs(REPO) if j.number == number]
+        return [j for j in self.ledger.jobs(self.repo) if j.number == number]
 
     def finished(self, number: int) -> list[Job] | None:
         jobs = self.jobs(number)

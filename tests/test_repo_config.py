@@ -223,3 +223,20 @@ def test_detection_fills_the_rest() -> None:
     assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints()) == DETECTED
     # A hint the sandbox cannot honour is no hint.
     assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints(python="3.12")).python == "3.13"
+
+
+@pytest.mark.parametrize(
+    ("command", "used"),
+    [
+        ("python -m pytest -x --strict-markers", True),
+        ("pytest -p no:cacheprovider", False),  # values are not told apart from paths
+        ("pytest -ra", True),
+        ("pytest tests/", False),  # a path would widen the sandbox's selection
+        ("pytest --cov src", False),  # an option's separate value looks the same
+        ("tox -e py311", False),
+    ],
+)
+def test_workflow_commands_are_used_only_when_they_pass_options(command: str, used: bool) -> None:
+    detected = EnvSpec(python="3.11", install="true", test_cmd="pytest")
+    spec = env_spec_for(RepoConfig(), detected, WorkflowHints(test_command=command))
+    assert spec.test_cmd == (command if used else "pytest")

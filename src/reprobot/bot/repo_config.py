@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -224,6 +225,27 @@ def config_errors_note(errors: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def _options_only(command: str | None) -> bool:
+    """Whether a workflow's pytest command passes only options: the sandbox appends the test
+    ids to run, so a path or a value in the command would widen or change the selection."""
+    if not command:
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    for i, word in enumerate(words):
+        if word in ("pytest", "py.test") or word.endswith(("/pytest", "/py.test")):
+            rest = words[i + 1 :]
+            break
+        if word == "-m" and i + 1 < len(words) and words[i + 1] == "pytest":
+            rest = words[i + 2 :]
+            break
+    else:
+        return False
+    return all(w.startswith("-") for w in rest)
+
+
 def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) -> EnvSpec:
     """``detected`` with the repository's settings applied; a setting wins over a workflow hint,
     which wins over detection.
@@ -232,11 +254,12 @@ def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) ->
     sandbox does not have. A workflow's Python is used only when the sandbox supports it.
     """
     hinted_python = hints.python if hints.python in SUPPORTED_PYTHONS else None
+    hinted_cmd = hints.test_command if _options_only(hints.test_command) else None
     updated = detected.model_copy(
         update={
             "python": config.python or hinted_python or detected.python,
             "install": config.install or detected.install,
-            "test_cmd": config.test_command or hints.test_command or detected.test_cmd,
+            "test_cmd": config.test_command or hinted_cmd or detected.test_cmd,
         }
     )
     # model_copy does not validate; a round trip through the model does.
