@@ -187,11 +187,33 @@ class AppHarness:
         git(self.work, "checkout", "-q", "main")
         return sha
 
-    def open_pull(self, number: int, head_sha: str, body: str) -> dict[str, Any]:
-        self.github.add_pull(self.repo, number, "Fix it", body, head_sha, self.base_sha)
-        return webhooks.pull_request(
+    def push_fork(self, fork: str, patch: str, message: str) -> str:
+        """Commit ``patch`` on top of main into the fork ``fork``'s own bare repository (the
+        base repository never sees the commit until GitHub's refs/pull/N/head points at it)."""
+        git(self.work, "checkout", "-q", "-B", "fork-work", "main")
+        (self.root / "fork.diff").write_text(patch)
+        git(self.work, "apply", str(self.root / "fork.diff"))
+        sha = commit_files(self.work, {}, message)
+        owner, name = fork.split("/")
+        bare = self.root / "git" / owner / f"{name}.git"
+        bare.mkdir(parents=True, exist_ok=True)
+        git(bare, "init", "-q", "--bare")
+        git(self.work, "push", "-q", "--force", str(bare), "fork-work:main")
+        git(self.work, "checkout", "-q", "main")
+        return sha
+
+    def open_pull(
+        self, number: int, head_sha: str, body: str, fork: str | None = None
+    ) -> dict[str, Any]:
+        self.github.add_pull(
+            self.repo, number, "Fix it", body, head_sha, self.base_sha, head_full_name=fork
+        )
+        data = webhooks.pull_request(
             "opened", self.repo, INSTALLATION, number, head_sha, self.base_sha, body
         )
+        if fork is not None:
+            data["pull_request"]["head"]["repo"]["full_name"] = fork
+        return data
 
     def bot_comments(self, number: int) -> list[dict[str, Any]]:
         return [

@@ -132,6 +132,33 @@ def test_a_fix_pull_request_is_verified_and_a_second_push_edits_the_same_comment
     assert now == [human]
 
 
+def test_a_fork_pull_request_is_verified_through_refs_pull(app: AppHarness) -> None:
+    wait_for("issue #1's reproduction", lambda: app.bot_comments(1), timeout=400)
+    head = app.push_fork("stranger/durations", FIX, "Fix from a fork")
+    assert (
+        app.deliver(
+            "pull_request", app.open_pull(4, head, "Closes #1", fork="stranger/durations")
+        ).status_code
+        == 202
+    )
+    run = wait_for("the fork's check run", lambda: _completed(app, head), timeout=300)
+    wait_for("the fork's verification job", lambda: app.finished(4), timeout=60)
+    assert run["conclusion"] == "success", app.logs()
+    body = str(app.bot_comments(4)[0]["body"])
+    assert "This pull request changes no test file." in body
+
+
+def test_a_pull_request_without_reproduced_issues_gets_nothing(app: AppHarness) -> None:
+    head = app.push({"NOTES.md": "notes\n"}, "Notes", "notes")
+    assert (
+        app.deliver("pull_request", app.open_pull(5, head, "Fixes #98, see #1")).status_code == 202
+    )
+    jobs = wait_for("the job", lambda: app.finished(5), timeout=120)
+    assert [j.state for j in jobs] == ["done"]
+    assert app.github.comments(REPO, 5) == []
+    assert _check_runs(app, head) == []
+
+
 def test_a_rate_limited_comment_waits_for_retry_after_then_succeeds(app: AppHarness) -> None:
     app.github.fail_secondary_rate_limit(
         "POST", r"/repos/example/durations/issues/3/comments$", retry_after_s=2, status=429

@@ -54,6 +54,8 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _run(args: Sequence[str], env: dict[str, str] | None, repo: str, timeout: float) -> str:
+    # Errors name the git command, not the ``-C <dir>`` in front of it.
+    verb = args[2] if len(args) > 2 and args[0] == "-C" else args[0]
     try:
         proc = subprocess.run(
             ["git", *args],
@@ -64,10 +66,10 @@ def _run(args: Sequence[str], env: dict[str, str] | None, repo: str, timeout: fl
             timeout=timeout,
         )
     except subprocess.TimeoutExpired as exc:
-        raise GitHubError(f"git {args[0]} timed out after {timeout:.0f} s", repo=repo) from exc
+        raise GitHubError(f"git {verb} timed out after {timeout:.0f} s", repo=repo) from exc
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise GitHubError(f"git {args[0]} failed: {err}", repo=repo)
+        raise GitHubError(f"git {verb} failed: {err}", repo=repo)
     return proc.stdout.decode("utf-8", "replace")
 
 

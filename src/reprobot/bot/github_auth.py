@@ -120,6 +120,11 @@ class GitHubApp:
             auto_retry=self._retry,
             throttler=self._throttler,
             user_agent=f"reprobot (app {self.app_id})",
+            # githubkit's HTTP cache (hishel) drops the request's timeout on the way to the
+            # connection, so a stalled answer would hold a worker forever; it also keeps every
+            # answer in one process-wide in-memory store that only grows. A job reads each
+            # object about once, so revalidation would save little.
+            http_cache=False,
         )
 
     def app_client(self) -> GitHub[Any]:

@@ -11,6 +11,7 @@ import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 import structlog
 from githubkit import GitHub
@@ -254,7 +255,7 @@ class RepoAPI:
         """Create the repository label ``name`` unless it exists."""
         found = self._missing_ok(
             f"reading label {name}",
-            lambda: self.gh.rest.issues.get_label(self.owner, self.name, name),
+            lambda: self.gh.rest.issues.get_label(self.owner, self.name, _segment(name)),
         )
         if found is not None:
             return
@@ -282,7 +283,7 @@ class RepoAPI:
     def remove_label(self, number: int, name: str) -> None:
         self._missing_ok(
             f"unlabelling #{number}",
-            lambda: self.gh.rest.issues.remove_label(self.owner, self.name, number, name),
+            lambda: self.gh.rest.issues.remove_label(self.owner, self.name, number, _segment(name)),
         )
 
     def create_check_run(self, head_sha: str, name: str, title: str, summary: str) -> int:
@@ -315,6 +316,13 @@ class RepoAPI:
                 output={"title": title, "summary": summary, "text": text},
             ),
         )
+
+
+def _segment(text: str) -> str:
+    """``text`` as one escaped URL path segment. githubkit puts path parameters into the URL as
+    they are, so a label named ``area/core``, ``c#x`` or ``q?y`` would name another route, or
+    another label (``DELETE .../labels/c#x`` removes label ``c``)."""
+    return quote(text, safe="")
 
 
 def _message(exc: RequestFailed) -> str:

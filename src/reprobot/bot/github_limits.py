@@ -32,6 +32,9 @@ log = structlog.get_logger(__name__)
 MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 # githubkit sleeps 60 s when a retry carries no delay; never hand it a zero delay.
 _MIN_DELAY = timedelta(milliseconds=50)
+# GitHub: a secondary rate limit answer without retry-after or x-ratelimit-reset asks for a wait
+# of at least one minute.
+_BARE_SECONDARY_WAIT = timedelta(seconds=60)
 
 
 class RetryPolicy:
@@ -40,7 +43,9 @@ class RetryPolicy:
     - Primary rate limit (``x-ratelimit-remaining: 0``): wait until ``x-ratelimit-reset``, unless
       that is further away than ``max_wait_s`` (then the job fails and is retried later).
     - Secondary rate limit: ``retry-after`` when given, and never less than an exponential
-      backoff (1, 2, 4 ... seconds, times ``backoff_s``).
+      backoff (1, 2, 4 ... seconds, times ``backoff_s``). An answer that says it is one (429,
+      or 403 with GitHub's secondary rate limit message) but carries neither ``retry-after``
+      nor ``x-ratelimit-remaining: 0`` waits at least a minute, as GitHub asks.
     - 5xx answers and timeouts of reads: exponential backoff.
     """
 
@@ -69,13 +74,47 @@ class RetryPolicy:
                 attempt=retry_count + 1,
             )
             return RetryOption(True, max(wait, _MIN_DELAY))
+        if isinstance(exc, RequestFailed) and _bare_secondary_limit(exc):
+            # githubkit only recognises a secondary limit by its headers; GitHub also sends it
+            # without them, and then asks for a wait of at least one minute.
+            wait = max(_BARE_SECONDARY_WAIT, self._backoff(retry_count))
+            if wait > self.max_wait:
+                log.warning("github.rate_limit.too_long", wait_s=wait.total_seconds())
+                return RetryOption(False)
+            log.info(
+                "github.rate_limited",
+                status=exc.response.status_code,
+                wait_s=wait.total_seconds(),
+                attempt=retry_count + 1,
+            )
+            return RetryOption(True, wait)
         if isinstance(exc, RequestFailed) and exc.response.status_code >= 500:
             wait = self._backoff(retry_count)
-            log.info("github.server_error", status=exc.response.status_code, wait_s=wait.seconds)
+            log.info(
+                "github.server_error",
+                status=exc.response.status_code,
+                wait_s=wait.total_seconds(),  # .seconds would log 0 for sub-second backoffs
+            )
             return RetryOption(True, max(wait, _MIN_DELAY))
         if isinstance(exc, RequestTimeout) and exc.request.method not in MUTATING:
             return RetryOption(True, max(self._backoff(retry_count), _MIN_DELAY))
         return RetryOption(False)
+
+
+def _bare_secondary_limit(exc: RequestFailed) -> bool:
+    """A secondary rate limit answer without the headers githubkit reads: any 429, or a 403
+    whose message names the secondary rate limit."""
+    status = exc.response.status_code
+    if status == 429:
+        return True
+    if status != 403:
+        return False
+    try:
+        data = exc.response.json()
+    except ValueError:
+        return False
+    message = data.get("message") if isinstance(data, dict) else None
+    return isinstance(message, str) and "secondary rate limit" in message.lower()
 
 
 class MutationThrottler(BaseThrottler):

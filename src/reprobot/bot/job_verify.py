@@ -3,25 +3,30 @@ base and head; one comment edited in place, a check run, and the ``fix-verified`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import structlog
 
 from reprobot.bot import job_setup
+from reprobot.bot.errors import JobAbandoned
 from reprobot.bot.github_auth import VERIFY_PERMISSIONS
 from reprobot.bot.github_io import PullInfo
 from reprobot.bot.labels import apply_label, withdraw_label
 from reprobot.bot.ledger import Job
 from reprobot.bot.linked_issues import closing_references
+from reprobot.bot.markdown import inline_code
+from reprobot.bot.records import ReproductionRecord
 from reprobot.bot.render_pull import (
     CHECK_NAME,
     VERIFICATION_MARKER,
     IssueVerdict,
     OwnTests,
+    PullReport,
     render_pull_report,
 )
 from reprobot.validation.env_image import EnvImage
-from reprobot.validation.errors import SnapshotError
+from reprobot.validation.errors import ReprobotError, SnapshotError
 from reprobot.validation.limits import RunLimits
 from reprobot.validation.patch import Patch, diff_between, test_modules
 from reprobot.validation.snapshot import RepoSnapshot
@@ -31,7 +36,6 @@ if TYPE_CHECKING:
     import docker
 
     from reprobot.bot.app_context import AppContext
-    from reprobot.bot.records import Records
     from reprobot.bot.worker import Guard
 
 log = structlog.get_logger(__name__)
@@ -70,6 +74,11 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     if not issues:
         log.info("verify.no_linked_issue")
         return
+    stored = {n: ctx.records.reproduction(job.repo, n) for n in issues}
+    if not any(r is not None and r.reproduced for r in stored.values()):
+        # Quiet: a pull request whose issues have no reproducing test gets nothing from us.
+        log.info("verify.no_reproduction", issues=issues)
+        return
     guard.check()
     check_id = session.api.create_check_run(
         pull.head_sha,
@@ -78,31 +87,13 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         f"Running the stored reproducing tests of {', '.join(f'#{n}' for n in issues)} "
         "on the base and on this head.",
     )
-    # The fork's head is fetched through the base repository's refs/pull/N/head.
-    mirror = job_setup.fetch(
-        ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
-    )
-    base = job_setup.snapshot(mirror, session, pull.base_sha)
-    head = job_setup.snapshot(mirror, session, pull.head_sha)
-    # Dependencies come from the base, a commit of the repository's own branches: a fork's
-    # head never decides what is installed with network access.
-    spec = job_setup.env_spec(session, base)
-    env = job_setup.environment(ctx, spec, base)
-    limits = RunLimits.from_settings(ctx.settings)
-    verdicts = [
-        _issue_verdict(ctx.docker, ctx.records, env, base, head, job.repo, number, limits)
-        for number in issues
-    ]
-    own = _own_tests(ctx.docker, env, base, head, config.test_paths, limits)
-    guard.check()
-    report = render_pull_report(
-        repo=job.repo,
-        pull_number=pull.number,
-        head_sha=pull.head_sha,
-        issues=verdicts,
-        own_tests=own,
-        config_errors=session.config.errors,
-    )
+    try:
+        report = _report(ctx, session, job, pull, stored, guard)
+    except (ReprobotError, JobAbandoned) as exc:
+        # Never leave the check spinning: say why it stopped (a retry makes a new one).
+        title = "Superseded" if isinstance(exc, JobAbandoned) else "Could not run the tests"
+        session.api.complete_check_run(check_id, "neutral", title, inline_code(str(exc)[:500]), "")
+        raise
     log.info("verify.finished", conclusion=report.conclusion)
     known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
     comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, report.comment, known)
@@ -117,17 +108,52 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         withdraw_label(session.api, ctx.records, pull.number, name, pull.labels)
 
 
+def _report(
+    ctx: AppContext,
+    session: job_setup.RepoSession,
+    job: Job,
+    pull: PullInfo,
+    stored: Mapping[int, ReproductionRecord | None],
+    guard: Guard,
+) -> PullReport:
+    """Fetch base and head, run every stored test and the pull request's own, and render."""
+    # The fork's head is fetched through the base repository's refs/pull/N/head.
+    mirror = job_setup.fetch(
+        ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
+    )
+    base = job_setup.snapshot(mirror, session, pull.base_sha)
+    head = job_setup.snapshot(mirror, session, pull.head_sha)
+    # Dependencies come from the base, a commit of the repository's own branches: a fork's
+    # head never decides what is installed with network access.
+    spec = job_setup.env_spec(session, base)
+    env = job_setup.environment(ctx, spec, base)
+    limits = RunLimits.from_settings(ctx.settings)
+    verdicts = []
+    for number, record in stored.items():
+        guard.check()
+        verdicts.append(_issue_verdict(ctx.docker, env, base, head, number, record, limits))
+    guard.check()
+    own = _own_tests(ctx.docker, env, base, head, session.config.config.test_paths, limits)
+    guard.check()
+    return render_pull_report(
+        repo=job.repo,
+        pull_number=pull.number,
+        head_sha=pull.head_sha,
+        issues=verdicts,
+        own_tests=own,
+        config_errors=session.config.errors,
+    )
+
+
 def _issue_verdict(
     client: docker.DockerClient,
-    records: Records,
     env: EnvImage,
     base: RepoSnapshot,
     head: RepoSnapshot,
-    repo: str,
     number: int,
+    stored: ReproductionRecord | None,
     limits: RunLimits,
 ) -> IssueVerdict:
-    stored = records.reproduction(repo, number)
     if stored is None or not stored.reproduced:
         why = "has no reproducing test" if stored is not None else "was never reproduced"
         return IssueVerdict(number, None, note=f"#{number} {why}, so there is nothing to run.")
@@ -161,7 +187,8 @@ def _own_tests(
     files = change.files
     tests = set(test_modules(change))
     tests |= {
-        f for f in files
+        f
+        for f in files
         if f.endswith(".py") and any(f.startswith(p.rstrip("/") + "/") for p in test_paths)
     }
     tests |= {f for f in files if f.rsplit("/", 1)[-1] == "conftest.py"}
