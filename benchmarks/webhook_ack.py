@@ -255,16 +255,17 @@ async def post(client: httpx.AsyncClient, url: str, delivery: Delivery) -> Answe
 
 
 async def send_all(
-    client: httpx.AsyncClient, url: str, deliveries: list[Delivery], concurrency: int
+    clients: list[httpx.AsyncClient], url: str, deliveries: list[Delivery], concurrency: int
 ) -> tuple[list[Answer], float]:
-    """Send ``deliveries`` from ``concurrency`` coroutines; the answers (in sending order) and
-    the wall-clock seconds it took."""
+    """Send ``deliveries`` from ``concurrency`` coroutines, coroutine ``i`` through
+    ``clients[i % len(clients)]``; the answers (in completion order) and the wall-clock seconds
+    it took."""
     queue: asyncio.Queue[Delivery] = asyncio.Queue()
     for delivery in deliveries:
         queue.put_nowait(delivery)
     answers: list[Answer] = []
 
-    async def worker() -> None:
+    async def worker(client: httpx.AsyncClient) -> None:
         while True:
             try:
                 delivery = queue.get_nowait()
@@ -273,7 +274,7 @@ async def send_all(
             answers.append(await post(client, url, delivery))
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(clients[i % len(clients)]) for i in range(concurrency)))
     return answers, time.perf_counter() - started
 
 
@@ -291,14 +292,35 @@ async def load(
     duplicates: list[Delivery],
     bad: list[Delivery],
     concurrency: int,
+    shared_pool: bool = False,
 ) -> LoadResult:
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(120.0)) as client:
-        # Open the connections before timing: C health probes at once.
-        await asyncio.gather(*(client.get(f"{url}/healthz") for _ in range(concurrency)))
-        timed, wall = await send_all(client, f"{url}/webhook", deliveries, concurrency)
-        dup, _ = await send_all(client, f"{url}/webhook", duplicates, concurrency)
-        unsigned, _ = await send_all(client, f"{url}/webhook", bad, concurrency)
+    """Send everything over ``concurrency`` keep-alive connections, opened before timing.
+
+    By default each sending coroutine has a client of its own holding one connection.
+    ``shared_pool``: all coroutines share one client whose pool holds ``concurrency``
+    connections; httpx's pool then costs the client CPU time per request that grows with
+    the number of connections, and hands out connections unevenly, so at high concurrency the
+    figures measure the client more than the server.
+    """
+    timeout = httpx.Timeout(120.0)
+    if shared_pool:
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        clients = [httpx.AsyncClient(limits=limits, timeout=timeout)]
+    else:
+        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        clients = [httpx.AsyncClient(limits=one, timeout=timeout) for _ in range(concurrency)]
+    webhook = f"{url}/webhook"
+    try:
+        # Open the connections: as many health probes at once as there are connections.
+        await asyncio.gather(
+            *(clients[i % len(clients)].get(f"{url}/healthz") for i in range(concurrency))
+        )
+        timed, wall = await send_all(clients, webhook, deliveries, concurrency)
+        dup, _ = await send_all(clients, webhook, duplicates, concurrency)
+        unsigned, _ = await send_all(clients, webhook, bad, concurrency)
+    finally:
+        for client in clients:
+            await client.aclose()
     return LoadResult(timed, wall, dup, unsigned)
 
 
@@ -384,6 +406,11 @@ def parse_args() -> argparse.Namespace:
         default=None,
         help="where to make the temporary directory (its file system holds the SQLite files)",
     )
+    parser.add_argument(
+        "--shared-pool",
+        action="store_true",
+        help="send through one httpx client whose pool holds all the connections (see load())",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
@@ -402,6 +429,7 @@ def report_table(figures: dict[str, Any]) -> Table:
         ("machine CPUs", f"{figures['cpus']} ({figures['cpus_usable']} usable)"),
         ("deliveries (timed)", str(figures["deliveries"])),
         ("concurrency", str(figures["concurrency"])),
+        ("client", figures["client"]),
         ("wall time", f"{figures['wall_s']:.2f} s"),
         ("throughput", f"{figures['throughput_rps']:.0f} req/s"),
         ("latency mean", f"{lat['mean']:.1f} ms"),
@@ -444,7 +472,9 @@ def main() -> int:
             before = proc_status(server.proc.pid)
             cpu_before = proc_cpu_s(server.proc.pid)
             client_cpu_before = time.process_time()
-            result = asyncio.run(load(server.url, deliveries, duplicates, bad, args.concurrency))
+            result = asyncio.run(
+                load(server.url, deliveries, duplicates, bad, args.concurrency, args.shared_pool)
+            )
             client_cpu = time.process_time() - client_cpu_before
             server_cpu = proc_cpu_s(server.proc.pid) - cpu_before
             time.sleep(args.idle_s)
@@ -473,6 +503,7 @@ def main() -> int:
             "cpus_usable": len(os.sched_getaffinity(0)),
             "deliveries": len(result.timed),
             "concurrency": args.concurrency,
+            "client": "shared pool" if args.shared_pool else "one client per connection",
             "serve_start_s": round(start_s, 2),
             "wall_s": round(result.wall_s, 3),
             "throughput_rps": round(len(result.timed) / result.wall_s, 1),

@@ -1126,6 +1126,7 @@ class GitHubServer:
     def _route_table(self) -> list[tuple[str, re.Pattern[str], _Route, bool]]:
         """(method, pattern, handler, authenticated by an App JWT) for each REST route."""
         table: list[tuple[str, str, _Route, bool]] = [
+            ("GET", r"/app", self._get_app, True),
             ("GET", r"/app/installations/(?P<id>\d+)", self._get_installation, True),
             (
                 "POST",
@@ -1332,6 +1333,10 @@ class GitHubServer:
             "suspended_by": None,
             "suspended_at": None,
         }
+
+    def _get_app(self, req: _Request, match: re.Match[str]) -> _Answer:
+        with self._lock:
+            return _Answer(200, self._app_object())
 
     def _get_installation(self, req: _Request, match: re.Match[str]) -> _Answer:
         with self._lock:

@@ -632,6 +632,12 @@ def test_the_app_withdraws_only_labels_it_added(
     assert not withdraw_label(api, records, 3, "fix-verified", api.pull(3).labels)
     assert server.issue_labels(REPO, 3) == ["fix-verified"]
     assert records.label_state(REPO, 3, "fix-verified") is None
+    # A verified push finds the person's label there: the App does not take it over, so a
+    # later failing push still leaves it alone.
+    assert not apply_label(api, records, 3, "fix-verified", api.pull(3).labels, "verified")
+    assert records.label_state(REPO, 3, "fix-verified") is None
+    assert not withdraw_label(api, records, 3, "fix-verified", api.pull(3).labels)
+    assert server.issue_labels(REPO, 3) == ["fix-verified"]
 
     assert withdraw_label(api, records, 2, "fix-verified", api.pull(2).labels)
     assert server.issue_labels(REPO, 2) == []
@@ -641,3 +647,15 @@ def test_the_app_withdraws_only_labels_it_added(
     # Withdrawn by the App itself, not by a person: a later verdict may add it again.
     assert apply_label(api, records, 2, "fix-verified", api.pull(2).labels, "verified")
     assert server.issue_labels(REPO, 2) == ["fix-verified"]
+
+
+def test_comments_of_the_apps_bot_account_count_as_its_own(app: GitHubApp) -> None:
+    # GitHub may leave performed_via_github_app empty on an installation's comments; the bot
+    # account's login (slug[bot]) still tells them apart from people's.
+    assert app.bot_login() == "reprobot[bot]"
+    gh = app.client(app.token(INSTALLATION, REPO, VERIFY_PERMISSIONS))
+    api = RepoAPI(gh, REPO, app_id=-1, bot_login=app.bot_login())
+    first = api.upsert_comment(1, "<!-- m -->", "<!-- m -->\nv1", None)
+    assert api.upsert_comment(1, "<!-- m -->", "<!-- m -->\nv2", None) == first
+    stranger = RepoAPI(gh, REPO, app_id=-1, bot_login="someone-else[bot]")
+    assert stranger.upsert_comment(1, "<!-- m -->", "<!-- m -->\nv3", None) != first

@@ -85,6 +85,7 @@ class GitHubApp:
         self._clock = clock
         self._tokens: dict[tuple[int, str, tuple[tuple[str, str], ...]], InstallationToken] = {}
         self._lock = threading.Lock()
+        self._bot_login: str | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitHubApp:
@@ -169,6 +170,21 @@ class GitHubApp:
         with self._lock:
             self._tokens[key] = token
         return token
+
+    def bot_login(self) -> str:
+        """The login of the App's bot account (``slug[bot]``), read once from ``GET /app``."""
+        with self._lock:
+            if self._bot_login is not None:
+                return self._bot_login
+        app = self.app_client()
+        try:
+            data: Any = app.rest.apps.get_authenticated().json()
+            slug = str(data["slug"])
+        except (GitHubException, KeyError, TypeError, ValueError) as exc:
+            raise GitHubError(f"cannot read the App's own record: {exc!r}") from exc
+        with self._lock:
+            self._bot_login = f"{slug}[bot]"
+            return self._bot_login
 
     def client(self, token: InstallationToken) -> GitHub[Any]:
         """A client acting as the installation, with ``token``'s narrowed rights."""

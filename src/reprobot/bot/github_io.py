@@ -74,11 +74,14 @@ class PullInfo:
 class RepoAPI:
     """One repository as seen through an installation token."""
 
-    def __init__(self, gh: GitHub[Any], repo: str, app_id: int) -> None:
+    def __init__(
+        self, gh: GitHub[Any], repo: str, app_id: int, bot_login: str | None = None
+    ) -> None:
         self.gh = gh
         self.repo = repo
         self.owner, _, self.name = repo.partition("/")
         self.app_id = app_id
+        self.bot_login = bot_login
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         try:
@@ -216,8 +219,15 @@ class RepoAPI:
             page += 1
 
     def _is_ours(self, comment: dict[str, Any]) -> bool:
+        """Written by this App: GitHub names the App that performed it, or the author is the
+        App's bot account (``slug[bot]``, a login no person can take)."""
         app = comment.get("performed_via_github_app") or {}
-        return bool(app) and app.get("id") == self.app_id
+        if app and app.get("id") == self.app_id:
+            return True
+        user = comment.get("user") or {}
+        return bool(self.bot_login) and user.get("type") == "Bot" and (
+            user.get("login") == self.bot_login
+        )
 
     # --- writes (idempotent: each keyed by a hidden marker or a name) ---------------------
 

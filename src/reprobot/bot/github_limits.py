@@ -62,7 +62,10 @@ class RetryPolicy:
             return RetryOption(False)
         if isinstance(exc, RateLimitExceeded):
             wait = exc.retry_after
-            if not isinstance(exc, PrimaryRateLimitExceeded):
+            if isinstance(exc, PrimaryRateLimitExceeded):
+                # The reset time is GitHub's clock; a second more absorbs the skew.
+                wait += timedelta(seconds=1)
+            else:
                 wait = max(wait, self._backoff(retry_count))
             if wait > self.max_wait:
                 log.warning("github.rate_limit.too_long", wait_s=wait.total_seconds())

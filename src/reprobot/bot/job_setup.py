@@ -44,7 +44,7 @@ class RepoSession:
 def open_repo(ctx: AppContext, job: Job, permissions: Mapping[str, str]) -> RepoSession:
     """Token, repository, default branch head and ``.github/reprobot.yml`` for ``job``."""
     token = ctx.github.token(job.installation_id, job.repo, permissions)
-    api = RepoAPI(ctx.github.client(token), job.repo, ctx.github.app_id)
+    api = RepoAPI(ctx.github.client(token), job.repo, ctx.github.app_id, ctx.github.bot_login())
     info = api.repository()
     default_sha = api.branch_sha(info.default_branch)
     config = parse_repo_config(api.file_text(CONFIG_PATH, default_sha))

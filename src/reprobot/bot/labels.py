@@ -24,12 +24,10 @@ def apply_label(
     role: str,
 ) -> bool:
     """Add ``name`` to ``number`` (creating the repository label when missing); True if added."""
-    state = records.label_state(api.repo, number, name)
     if name in current:
-        if state != "added":
-            records.set_label_state(api.repo, number, name, "added")
+        # Already there: whoever put it there, the App did not, and will not take it away.
         return False
-    if state == "added":
+    if records.label_state(api.repo, number, name) == "added":
         # The App added it and it is gone: a person removed it, and that decision stands.
         return False
     api.ensure_label(name, COLORS[role], DESCRIPTIONS[role])
