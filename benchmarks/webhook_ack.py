@@ -14,7 +14,10 @@ it answers 202.
    a few pull requests (one verification job each, superseding the PR's earlier one). They go
    out over ``--concurrency`` keep-alive connections (opened before timing), one coroutine per
    connection taking the next delivery from a queue; each request is timed from send to full
-   response. Every answer must be 202.
+   response. Every answer must be 202. By default each coroutine has an httpx client of its
+   own holding its one connection; ``--shared-pool`` sends through one client whose pool holds
+   them all, which at 100 connections costs the client so much per request, and serves the
+   coroutines so unevenly, that the figures then measure the client rather than the server.
 3. Not timed: redeliveries of sent deliveries (same delivery id; 202 with ``duplicate: true``
    and the original jobs) and deliveries signed with the wrong secret (401).
 4. The ledger's jobs and the queue's pending messages, read from the SQLite files; the serve
@@ -27,6 +30,7 @@ figures measure queueing as much as the work of one delivery. Any failed check m
 script exit 1.
 
     .venv/bin/python benchmarks/webhook_ack.py [--deliveries 2000] [--concurrency 100] [--json]
+        [--shared-pool] [--idle-s 5] [--dir /var/tmp] [--keep]
 """
 
 from __future__ import annotations
@@ -200,6 +204,7 @@ class Server:
                     "0",
                 ],
                 env=env,
+                # Away from any .env file the settings would read.
                 cwd=root,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -430,6 +435,7 @@ def report_table(figures: dict[str, Any]) -> Table:
         ("deliveries (timed)", str(figures["deliveries"])),
         ("concurrency", str(figures["concurrency"])),
         ("client", figures["client"]),
+        ("serve start (to /healthz)", f"{figures['serve_start_s']:.2f} s"),
         ("wall time", f"{figures['wall_s']:.2f} s"),
         ("throughput", f"{figures['throughput_rps']:.0f} req/s"),
         ("latency mean", f"{lat['mean']:.1f} ms"),

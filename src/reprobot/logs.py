@@ -8,6 +8,17 @@ import sys
 import structlog
 
 
+class _CurrentStderr:
+    """Whatever ``sys.stderr`` is when a line is written, not when logging was configured (a
+    test runner or a daemon may swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(json_output: bool = False, level: int = logging.INFO) -> None:
     processors: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -22,6 +33,6 @@ def configure_logging(json_output: bool = False, level: int = logging.INFO) -> N
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )

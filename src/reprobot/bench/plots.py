@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from reprobot.bench.pod_metrics import IssueEffort
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DPI = 120
 
@@ -36,7 +37,17 @@ EFFORT_COLUMNS = (
 )
 
 
+def _new_figure(**kwargs: object) -> Figure:
+    # matplotlib is imported only when a figure is drawn: the command line (and the App's
+    # server) should not pay its import time and memory otherwise.
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)  # type: ignore[arg-type]
+
+
 def _save(figure: Figure, path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(figure)  # attaches itself to the figure; savefig then renders with Agg
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=DPI, format="png")
@@ -53,7 +64,7 @@ def plot_wpc_envelope(
     """Write a PNG with one line per metric of the WPC over p, our value of that metric as a
     dashed horizontal line of the same colour and its bootstrap interval as a shaded band.
     Metrics missing from ``ours`` or ``intervals`` get no line or band. Returns ``path``."""
-    figure = Figure(figsize=(10, 5), layout="constrained")
+    figure = _new_figure(figsize=(10, 5), layout="constrained")
     axes = figure.add_subplot()
     ps = [p for p, _ in envelope]
     for index, metric in enumerate(metrics):
@@ -111,7 +122,7 @@ def plot_effort_table(rows: Sequence[IssueEffort], path: Path) -> Path:
         body = [["(no issues)"] + [""] * (width - 1)]
         colours = [[_VERSUS_COLOURS["n/a"]] * width]
     # Height grows with the rows so that the text stays legible however many issues there are.
-    figure = Figure(figsize=(9, 1.0 + 0.3 * (len(body) + 1)), layout="constrained")
+    figure = _new_figure(figsize=(9, 1.0 + 0.3 * (len(body) + 1)), layout="constrained")
     axes = figure.add_subplot()
     axes.axis("off")
     table = axes.table(

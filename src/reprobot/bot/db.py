@@ -7,6 +7,7 @@ Nothing here connects at import time; ``make_engine`` builds a lazy engine, ``pi
 from __future__ import annotations
 
 import contextlib
+import threading
 import sqlite3
 import time
 from collections.abc import Mapping
@@ -104,11 +105,30 @@ def make_engine(url: str) -> Engine:
         finally:
             cursor.close()
 
+    # Threads of one process take turns on an in-process lock: SQLite's busy handler sleeps
+    # ever longer (up to 100 ms a try) and is not woken when the lock frees, which under a burst
+    # of webhooks made the slowest transactions wait seconds. Other processes still meet the
+    # busy timeout. The lock is held from BEGIN until the connection goes back to the pool.
+    writer = threading.Lock()
+
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
+        record = conn.connection._connection_record
+        if record is not None and not record.info.get("writer"):
+            writer.acquire()
+            record.info["writer"] = True
         # IMMEDIATE takes the write lock up front, so concurrent writers queue on the busy
         # timeout rather than deadlocking when both upgrade a read lock.
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    def _release(record: Any) -> None:
+        if record is not None and record.info.pop("writer", False):
+            writer.release()
+
+    # Every way a connection leaves its user: back to the pool (also after an error), or
+    # invalidated by a broken connection.
+    event.listen(engine, "checkin", lambda _dbapi, record: _release(record))
+    event.listen(engine, "invalidate", lambda _dbapi, record, _exc: _release(record))
 
     return engine
 
