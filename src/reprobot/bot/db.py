@@ -7,8 +7,8 @@ Nothing here connects at import time; ``make_engine`` builds a lazy engine, ``pi
 from __future__ import annotations
 
 import contextlib
-import threading
 import sqlite3
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
