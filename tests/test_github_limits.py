@@ -328,7 +328,8 @@ def test_a_primary_limit_is_waited_out_until_its_reset(
     limited, retried = api_calls(server, r"/repos/octo-org/widgets$")
     assert (limited.status, retried.status) == (403, 200)
     assert retried.started + wall >= earliest_reset - 0.01
-    assert retried.started - limited.finished < 2.5
+    # At most two seconds to the reset, and one of allowance for clock skew.
+    assert retried.started - limited.finished < 3.5
 
 
 def test_a_primary_limit_beyond_the_longest_wait_fails_at_once(

@@ -32,13 +32,8 @@ COMMENT_KIND = "reproduction"
 def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     session = job_setup.open_repo(ctx, job, REPRODUCE_PERMISSIONS)
     config = session.config.config
-    trigger = str(job.payload.get("trigger", "opened"))
-    if trigger.startswith("command:"):
-        if not config.events.commands or not job_setup.command_allowed(session, job.payload):
-            log.info("reproduce.command_refused", by=job.payload.get("requested_by"))
-            return
-    elif not config.events.issues:
-        log.info("reproduce.disabled_by_config")
+    trigger = job_setup.trigger(job)
+    if not job_setup.may_run(session, job, config.events.issues):
         return
     issue = session.api.issue(job.number)
     if issue.is_pull or issue.state != "open":

@@ -53,6 +53,25 @@ def open_repo(ctx: AppContext, job: Job, permissions: Mapping[str, str]) -> Repo
     return RepoSession(api, token, info, default_sha, config)
 
 
+def trigger(job: Job) -> str:
+    """What started the job: ``opened``, ``edited``, ``synchronize``, ``command:verify`` ..."""
+    return str(job.payload.get("trigger", "opened"))
+
+
+def may_run(session: RepoSession, job: Job, event_enabled: bool) -> bool:
+    """Whether the repository lets this job run: a command needs commands switched on and a
+    person allowed to use them; anything else needs its event switched on."""
+    config = session.config.config
+    if trigger(job).startswith("command:"):
+        if config.events.commands and command_allowed(session, job.payload):
+            return True
+        log.info("job.command_refused", by=job.payload.get("requested_by"))
+        return False
+    if not event_enabled:
+        log.info("job.disabled_by_config")
+    return event_enabled
+
+
 def command_allowed(session: RepoSession, payload: Mapping[str, Any]) -> bool:
     """Whether the person who commented a command may use it: their author association is one
     the configuration lists, or they can push to the repository."""

@@ -54,13 +54,7 @@ def linked_issues(session: job_setup.RepoSession, pull: PullInfo) -> list[int]:
 def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     session = job_setup.open_repo(ctx, job, VERIFY_PERMISSIONS)
     config = session.config.config
-    trigger = str(job.payload.get("trigger", "opened"))
-    if trigger.startswith("command:"):
-        if not config.events.commands or not job_setup.command_allowed(session, job.payload):
-            log.info("verify.command_refused", by=job.payload.get("requested_by"))
-            return
-    elif not config.events.pull_requests:
-        log.info("verify.disabled_by_config")
+    if not job_setup.may_run(session, job, config.events.pull_requests):
         return
     pull = session.api.pull(job.number)
     if pull.state != "open":
