@@ -61,6 +61,7 @@ from rich.table import Table
 from reprobot.bot.db import make_engine
 from reprobot.bot.job_queue import make_huey
 from reprobot.bot.ledger import Ledger
+from reprobot.settings import Settings
 
 # The deliveries are built by the tests' helpers, which live next to this directory.
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,14 +374,14 @@ def check_answers(result: LoadResult) -> list[str]:
 
 def read_store(cache_dir: Path) -> tuple[Counter[str], int, int]:
     """Jobs by ``kind state``, jobs never marked enqueued, and the queue's pending messages."""
-    engine = make_engine(f"sqlite:///{cache_dir / 'app.sqlite3'}")
+    engine = make_engine(Settings(cache_dir=cache_dir).database)
     try:
         jobs = Ledger(engine).jobs()
     finally:
         engine.dispose()
     states = Counter(f"{job.kind} {job.state}" for job in jobs)
     not_enqueued = sum(1 for job in jobs if job.enqueued_at is None)
-    huey = make_huey(f"sqlite:///{cache_dir / 'queue.sqlite3'}")
+    huey = make_huey(Settings(cache_dir=cache_dir).queue)
     try:
         pending = int(huey.pending_count())
     finally:

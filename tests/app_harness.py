@@ -17,6 +17,7 @@ import httpx
 
 from reprobot.bot.db import make_engine
 from reprobot.bot.ledger import Job, Ledger
+from reprobot.settings import Settings
 from tests import webhooks
 from tests.conftest import commit_files, git
 from tests.github_server import GitHubServer, make_app_key, make_bare_repo
@@ -99,7 +100,8 @@ class AppHarness:
         }
         self.port = free_port()
         self.processes: list[subprocess.Popen[bytes]] = []
-        self.ledger = Ledger(make_engine(f"sqlite:///{self.cache_dir / 'app.sqlite3'}"))
+        # The same store the App's processes use (their settings name the same cache directory).
+        self.ledger = Ledger(make_engine(Settings(cache_dir=self.cache_dir).database))
 
     # --- processes --------------------------------------------------------------------------
 

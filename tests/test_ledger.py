@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from sqlalchemy import Engine
 
-from reprobot.bot.db import default_database_url, make_engine, migrate
+from reprobot.bot.db import make_engine, migrate
 from reprobot.bot.ledger import (
     DeliveryOutcome,
     Job,
@@ -25,6 +25,7 @@ from reprobot.bot.ledger import (
     reproduce_key,
     verify_key,
 )
+from reprobot.settings import Settings
 
 REPO = "octo/widgets"
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -48,7 +49,7 @@ class Clock:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(default_database_url(tmp_path))
+    engine = make_engine(Settings(cache_dir=tmp_path).database)
     migrate(engine)
     yield engine
     engine.dispose()
@@ -241,9 +242,7 @@ def test_a_newer_head_supersedes_older_verifications(ledger: Ledger) -> None:
     # Other PRs and other kinds of job on the same number are untouched.
     assert the_job(ledger, other_pr).state == "queued"
     assert the_job(ledger, repro).state == "queued"
-    latest = ledger.latest(REPO, "verify", 7)
-    assert latest is not None
-    assert latest.id == v3
+    assert ledger.pulls_verified_at(REPO, the_job(ledger, v3).head_sha or "") == [7]
 
 
 def test_a_late_duplicate_of_an_old_head_does_not_supersede_the_current_one(
@@ -400,10 +399,7 @@ def test_jobs_and_latest(ledger: Ledger) -> None:
     )
     assert [job.repo for job in ledger.jobs()] == [REPO, "someone/else"]
     assert [job.repo for job in ledger.jobs(REPO)] == [REPO]
-    assert ledger.latest(REPO, "verify", 1) is None
-    latest = ledger.latest(REPO, "reproduce", 1)
-    assert latest is not None
-    assert latest.key == reproduce_key(REPO, 1)
+    assert ledger.pulls_verified_at(REPO, "0" * 40) == []
 
 
 # -- two processes on one file --------------------------------------------------------------
@@ -432,7 +428,7 @@ def _process_worker(
 
 
 def test_two_processes_migrate_and_claim_each_job_once(tmp_path: Path) -> None:
-    url = default_database_url(tmp_path / "shared")
+    url = Settings(cache_dir=tmp_path / "shared").database
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(2)
     results = context.Queue()

@@ -13,10 +13,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Column, Engine, Integer, MetaData, Table, inspect, text
 
-from reprobot.bot.db import StoreError, default_database_url, make_engine, migrate, ping
+from reprobot.bot.db import StoreError, make_engine, migrate, ping
 from reprobot.bot.ledger import JobRequest, Ledger, reproduce_key
 from reprobot.bot.models import Base
 from reprobot.bot.records import Records, ReproductionRecord
+from reprobot.settings import Settings
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -31,14 +32,14 @@ class Clock:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(default_database_url(tmp_path / "nested" / "cache"))
+    engine = make_engine(Settings(cache_dir=tmp_path / "nested" / "cache").database)
     migrate(engine)
     yield engine
     engine.dispose()
 
 
 def test_default_url_is_a_sqlite_file_in_the_cache_dir(tmp_path: Path) -> None:
-    assert default_database_url(tmp_path) == f"sqlite:///{tmp_path}/app.sqlite3"
+    assert Settings(cache_dir=tmp_path).database == f"sqlite:///{tmp_path}/app.sqlite3"
 
 
 def test_make_engine_creates_the_directory_and_sets_the_pragmas(tmp_path: Path) -> None:

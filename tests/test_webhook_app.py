@@ -224,6 +224,18 @@ def test_commands_and_reruns(client: TestClient, ctx: AppContext) -> None:
     assert found is not None and (found.head_sha, found.number) == ("d" * 40, 8)
 
 
+def test_a_rerun_of_a_forks_check_finds_its_pull_request(
+    client: TestClient, ctx: AppContext
+) -> None:
+    # GitHub lists no pull requests on the check runs of forks' heads.
+    opened = webhooks.pull_request("opened", REPO, 7, 6, "e" * 40, "b" * 40, "Fixes #1")
+    post(client, "pull_request", opened)
+    rerun = webhooks.check_run_rerequested(REPO, 7, APP_ID, CHECK_NAME, "e" * 40, [])
+    (job_id,) = post(client, "check_run", rerun)[1]["jobs"]
+    job = ctx.ledger.get(job_id)
+    assert job is not None and (job.number, job.head_sha, job.state) == (6, "e" * 40, "queued")
+
+
 def test_an_edit_of_the_body_asks_again(client: TestClient, ctx: AppContext) -> None:
     edited = webhooks.issue_edited(REPO, 7, 4, "bug", "new body", "old body")
     (job_id,) = post(client, "issues", edited)[1]["jobs"]

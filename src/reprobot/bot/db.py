@@ -32,10 +32,6 @@ class StoreError(ReprobotError):
     """The database cannot be reached, opened or migrated; the message names the database."""
 
 
-def default_database_url(cache_dir: Path) -> str:
-    """The embedded default: one SQLite file in the cache directory."""
-    return f"sqlite:///{cache_dir}/app.sqlite3"
-
 
 def _safe_url(url: URL) -> str:
     return url.render_as_string(hide_password=True)

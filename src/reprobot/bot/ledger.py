@@ -465,14 +465,13 @@ class Ledger:
         with self._engine.connect() as conn:
             return [_job(row) for row in conn.execute(stmt).mappings()]
 
-    def latest(self, repo: str, kind: JobKind, number: int) -> Job | None:
-        """The most recently created job of ``kind`` for issue or PR ``number``, or None."""
+    def pulls_verified_at(self, repo: str, head_sha: str) -> list[int]:
+        """The pull requests of ``repo`` with a verification job of ``head_sha``."""
         stmt = (
-            select(JobRow.__table__)
-            .where(JobRow.repo == repo, JobRow.kind == kind, JobRow.number == number)
-            .order_by(JobRow.id.desc())
-            .limit(1)
+            select(JobRow.number)
+            .where(JobRow.repo == repo, JobRow.kind == "verify", JobRow.head_sha == head_sha)
+            .distinct()
+            .order_by(JobRow.number)
         )
         with self._engine.connect() as conn:
-            row = conn.execute(stmt).mappings().first()
-            return None if row is None else _job(row)
+            return [int(n) for n in conn.execute(stmt).scalars()]

@@ -23,13 +23,7 @@ def route(event: CheckRunEvent, ctx: RouteContext) -> list[JobRequest]:
     if not numbers:
         # GitHub lists no pull requests on check runs of forks' heads: find the pull request
         # this head was verified for.
-        numbers = sorted(
-            {
-                job.number
-                for job in ctx.ledger.jobs(repo)
-                if job.kind == "verify" and job.head_sha == run.head_sha
-            }
-        )
+        numbers = ctx.ledger.pulls_verified_at(repo, run.head_sha)
     return [
         JobRequest(
             kind="verify",
