@@ -33,14 +33,14 @@ from rich.console import Console
 from rich.table import Table
 
 from reprobot.settings import Settings
-from reprobot.validation.base_image import (
+from reprobot.validation.env.base_image import (
     DEBIAN_SUITES,
     _setup_base,
     base_tag,
     recipe_dir,
 )
-from reprobot.validation.container import connect
-from reprobot.validation.env_image import ENV_REPOSITORY_PREFIX
+from reprobot.validation.env.env_image import ENV_REPOSITORY_PREFIX
+from reprobot.validation.sandbox.container import connect
 
 SCRATCH = "reprobot-cold"
 

@@ -40,20 +40,20 @@ from reprobot.bench.dataset import (
 from reprobot.bench.executor import write_run_log
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
-from reprobot.validation.base_image import ensure_base_image, image_exists
-from reprobot.validation.container import connect
-from reprobot.validation.env_image import (
+from reprobot.validation.env.base_image import ensure_base_image, image_exists
+from reprobot.validation.env.env_image import (
     ENV_REPOSITORY_PREFIX,
     EnvImage,
     ensure_environment,
     repo_slug,
 )
-from reprobot.validation.envspec import EnvSpec, environment_key, manifests_fingerprint
+from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
 from reprobot.validation.errors import ImageBuildError, ReprobotError
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.run import run_tests
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.sandbox.container import connect
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 BENCH = Path("/work/shared/bench")
 

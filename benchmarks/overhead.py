@@ -35,12 +35,12 @@ from reprobot.bench.dataset import (
 )
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
-from reprobot.validation.container import connect
-from reprobot.validation.env_image import EnvImage, ensure_environment, parse_build_result
-from reprobot.validation.envspec import manifests_fingerprint
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.run import run_tests
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.env_image import EnvImage, ensure_environment, parse_build_result
+from reprobot.validation.env.envspec import manifests_fingerprint
+from reprobot.validation.sandbox.container import connect
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 BENCH = Path("/work/shared/bench")
 # What runner.py appends to the project's pytest command (its JUnit report and robustness options).

@@ -58,9 +58,9 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bot.db import make_engine
-from reprobot.bot.job_queue import make_huey
-from reprobot.bot.ledger import Ledger
+from reprobot.bot.jobs.queue import make_huey
+from reprobot.bot.store.engine import make_engine
+from reprobot.bot.store.ledger import Ledger
 from reprobot.settings import Settings
 
 # The deliveries are built by the tests' helpers, which live next to this directory.
@@ -195,7 +195,7 @@ class Server:
                 [
                     sys.executable,
                     "-m",
-                    "reprobot.cli",
+                    "reprobot.cli.main",
                     "serve",
                     "--host",
                     "127.0.0.1",

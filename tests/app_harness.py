@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from reprobot.bot.db import make_engine
-from reprobot.bot.ledger import Job, Ledger
+from reprobot.bot.store.engine import make_engine
+from reprobot.bot.store.ledger import Job, Ledger
 from reprobot.settings import Settings
 from tests import webhooks
 from tests.conftest import commit_files, git
@@ -110,7 +110,7 @@ class AppHarness:
         env.update(self.settings)
         log = open(self.root / log_name, "ab")  # noqa: SIM115 - handed to the child process
         proc = subprocess.Popen(
-            [sys.executable, "-m", "reprobot.cli", *args],
+            [sys.executable, "-m", "reprobot.cli.main", *args],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -12,11 +12,11 @@ import docker
 import pytest
 
 from reprobot.settings import Settings
-from reprobot.validation.container import connect
-from reprobot.validation.env_image import EnvImage, ensure_environment
-from reprobot.validation.envspec import EnvSpec
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.errors import DockerUnavailableError
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.sandbox.container import connect
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "durations"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.bot.render_pull import CHECK_NAME, VERIFICATION_MARKER
-from reprobot.bot.render_reproduction import REPRODUCTION_MARKER
-from reprobot.validation.env_image import EnvImage
+from reprobot.bot.render.pull import CHECK_NAME, VERIFICATION_MARKER
+from reprobot.bot.render.reproduction import REPRODUCTION_MARKER
+from reprobot.validation.env.env_image import EnvImage
 from tests import webhooks
 from tests.app_harness import APP_ID, INSTALLATION, REPO, AppHarness, wait_for
 from tests.conftest import EXAMPLE

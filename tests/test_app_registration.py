@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from reprobot.bot.app_registration import (
+from reprobot.bot.errors import AppConfigError, GitHubError
+from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS, GitHubApp
+from reprobot.bot.github.registration import (
     AppCredentials,
     build_manifest,
     convert,
     manifest_page,
     write_credentials,
 )
-from reprobot.bot.errors import AppConfigError, GitHubError
-from reprobot.bot.github_auth import REPRODUCE_PERMISSIONS, GitHubApp
-from reprobot.cli import main
+from reprobot.cli.main import main
 from reprobot.settings import Settings
 from tests.github_server import GitHubServer, make_app_key
 

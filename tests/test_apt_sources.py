@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reprobot.validation.apt_sources import host_mirror, mirror_from_sources
+from reprobot.validation.env.apt_sources import host_mirror, mirror_from_sources
 
 DEB822 = """\
 Types: deb

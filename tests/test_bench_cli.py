@@ -16,7 +16,7 @@ from typing import Any
 import docker
 import pytest
 
-from reprobot.cli import main
+from reprobot.cli.main import main
 from reprobot.settings import Settings
 from tests.conftest import EXAMPLE, git, make_repo
 from tests.test_run_tests import FIX, NEW_TEST

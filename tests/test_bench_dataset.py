@@ -24,7 +24,7 @@ from reprobot.bench.dataset import (
     scm_pretend_version,
     to_env_spec,
 )
-from reprobot.validation.testrun import Outcome
+from reprobot.validation.results.testrun import Outcome
 
 TEST_PATCH = """\
 diff --git a/pkg/tests/test_things.py b/pkg/tests/test_things.py

@@ -25,7 +25,7 @@ from reprobot.bench.executor import (
     write_run_log,
 )
 from reprobot.validation.errors import ReprobotError, SnapshotError
-from reprobot.validation.testrun import Outcome, PatchResult, TestRun
+from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,8 @@ from reprobot.bench.pod import (
     load_candidates,
 )
 from reprobot.bench.pod import tests_plan as make_tests_plan  # not a test: keep pytest off it
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.source.patch import Patch
 from tests.conftest import commit_files, git, make_repo
 
 # --- candidates ---------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.bot.ci_workflows import WorkflowHints, choose_python, load_yaml, workflow_hints
+from reprobot.bot.config.ci_workflows import WorkflowHints, choose_python, load_yaml, workflow_hints
 
 # Shaped like Flask's tests.yaml: tox runs the tests, the matrix lists versions as strings
 # inside ``include`` entries, PyPy among them.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.generation.cli_repro import (
+from reprobot.generation.drafter.command_line import (
     CliCase,
     Tool,
     cli_case,
@@ -16,8 +16,8 @@ from reprobot.generation.cli_repro import (
     loose_pattern,
     project_tools,
 )
-from reprobot.generation.issue_report import parse_issue
-from reprobot.generation.test_layout import TestLayout, detect_layout
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.repo.test_layout import TestLayout, detect_layout
 
 PYPROJECT = """\
 [project]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reprobot.settings import Settings
-from reprobot.validation.env_image import EnvImage
+from reprobot.validation.env.env_image import EnvImage
 from tests.test_run_tests import NEW_TEST
 
 
@@ -21,7 +21,7 @@ def reprobot(
 
     environment = {**os.environ, "REPROBOT_CACHE_DIR": str(settings.cache_dir), **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "reprobot.cli", *args],
+        [sys.executable, "-m", "reprobot.cli.main", *args],
         capture_output=True,
         text=True,
         env=environment,

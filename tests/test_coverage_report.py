@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.validation.coverage_report import parse_coverage_json
-from reprobot.validation.testrun import FileCoverage
+from reprobot.validation.results.coverage_report import parse_coverage_json
+from reprobot.validation.results.testrun import FileCoverage
 
 # Line numbers matter: the expectations below are counted by hand from these texts.
 MODULE = """\

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.validation.envdetect import choose_python, detect_env_spec
-from reprobot.validation.envspec import EnvSpec
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.envdetect import choose_python, detect_env_spec
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import make_repo
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from reprobot.validation.env_image import repo_slug
-from reprobot.validation.envspec import (
+from reprobot.validation.env.env_image import repo_slug
+from reprobot.validation.env.envspec import (
     EnvSpec,
     environment_key,
     manifest_paths,
     manifests_fingerprint,
 )
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import commit_files, git, make_repo
 
 FP = "f" * 64

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reprobot.generation.drafts import Verdict
-from reprobot.generation.failure_match import (
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.pool.failure_match import (
     IssueReason,
     issue_reason,
     judge_run,
@@ -13,8 +14,7 @@ from reprobot.generation.failure_match import (
     message_share,
     parse_failure,
 )
-from reprobot.generation.issue_report import parse_issue
-from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.validation.results.testrun import Outcome, TestRun
 
 DRAFT = "tests/test_parse_negative.py"
 TEST_ID = f"{DRAFT}::test_parse_negative"

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from reprobot.generation.errors import DiffFormatError
-from reprobot.generation.function_diff import (
+from reprobot.generation.formats.function_diff import (
     FunctionEdit,
     apply_function_edits,
     has_function_diff,
     parse_function_diff,
 )
-from reprobot.generation.patch_text import patch_from_files
-from reprobot.validation.patch import applies_to
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.generation.formats.patch_text import patch_from_files
+from reprobot.validation.source.patch import applies_to
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import make_repo
 
 TEST_FILE = '''\

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from reprobot.bot import git_mirror
 from reprobot.bot.errors import GitHubError
-from reprobot.bot.github_auth import REPRODUCE_PERMISSIONS, GitHubApp, InstallationToken
-from reprobot.bot.github_limits import MutationThrottler
+from reprobot.bot.github import mirror as git_mirror
+from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS, GitHubApp, InstallationToken
+from reprobot.bot.github.limits import MutationThrottler
 from tests.conftest import commit_files, git, make_repo
 from tests.github_server import Call, GitHubServer, make_app_key, make_bare_repo
 

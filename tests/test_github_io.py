@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.bot.db import make_engine, migrate
 from reprobot.bot.errors import AppConfigError, GitHubError
-from reprobot.bot.github_auth import (
+from reprobot.bot.github.auth import (
     REPRODUCE_PERMISSIONS,
     TOKEN_MARGIN,
     VERIFY_PERMISSIONS,
     GitHubApp,
 )
-from reprobot.bot.github_io import RepoAPI
-from reprobot.bot.github_limits import MutationThrottler, RetryPolicy
-from reprobot.bot.labels import COLORS, DESCRIPTIONS, apply_label, withdraw_label
-from reprobot.bot.records import Records
+from reprobot.bot.github.limits import MutationThrottler, RetryPolicy
+from reprobot.bot.github.repo_api import RepoAPI
+from reprobot.bot.jobs.labels import COLORS, DESCRIPTIONS, apply_label, withdraw_label
+from reprobot.bot.store.engine import make_engine, migrate
+from reprobot.bot.store.records import Records
 from reprobot.settings import Settings
 from tests.conftest import commit_files, git, make_repo
 from tests.github_server import Call, GitHubServer, make_app_key, make_bare_repo

@@ -28,9 +28,9 @@ from githubkit.exception import (
 )
 
 from reprobot.bot.errors import GitHubError
-from reprobot.bot.github_auth import REPRODUCE_PERMISSIONS, GitHubApp, InstallationToken
-from reprobot.bot.github_io import RepoAPI
-from reprobot.bot.github_limits import MutationThrottler, RetryPolicy
+from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS, GitHubApp, InstallationToken
+from reprobot.bot.github.limits import MutationThrottler, RetryPolicy
+from reprobot.bot.github.repo_api import RepoAPI
 from tests.github_server import (
     SECONDARY_RATE_LIMIT_MESSAGE,
     Call,

@@ -8,11 +8,11 @@ import docker
 import pytest
 
 from reprobot.settings import Settings
-from reprobot.validation.base_image import base_tag, ensure_base_image
-from reprobot.validation.env_image import EnvImage, ensure_environment
-from reprobot.validation.envspec import EnvSpec
+from reprobot.validation.env.base_image import base_tag, ensure_base_image
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.errors import ImageBuildError
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import TINY_MODULE, TINY_PYPROJECT, make_repo
 
 pytestmark = pytest.mark.docker

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from reprobot.generation.drafter.draft import DrafterOutput, draft_from_issue
 from reprobot.generation.drafts import Draft, Verdict
-from reprobot.generation.failure_match import issue_reason, judge_run
-from reprobot.generation.issue_drafter import DrafterOutput, draft_from_issue
-from reprobot.generation.issue_report import IssueReport, parse_issue
-from reprobot.validation.junit import parse_junit
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import TestRun
+from reprobot.generation.issue.report import IssueReport, parse_issue
+from reprobot.generation.pool.failure_match import issue_reason, judge_run
+from reprobot.validation.results.junit import parse_junit
+from reprobot.validation.results.testrun import TestRun
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import git, make_repo
 
 PYPROJECT = """\

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from reprobot.generation.errors import DraftingError
-from reprobot.generation.issue_file import read_issue, split_issue_text
+from reprobot.generation.issue.file import read_issue, split_issue_text
 
 MARKDOWN = """\
 # parse_duration("1h30m") raises ValueError

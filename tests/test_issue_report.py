@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.expectations import Expectation
-from reprobot.generation.issue_report import (
+from reprobot.generation.issue.expectations import Expectation
+from reprobot.generation.issue.report import (
     MAX_BODY_CHARS,
     CodeBlock,
     IssueReport,
     parse_issue,
 )
-from reprobot.generation.tracebacks import Frame, find_tracebacks, parse_exception_line
+from reprobot.generation.issue.tracebacks import Frame, find_tracebacks, parse_exception_line
 
 
 def parse(body: str, title: str = "A bug") -> IssueReport:

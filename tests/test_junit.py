@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.validation.junit import node_id, parse_junit
-from reprobot.validation.testrun import Outcome
+from reprobot.validation.results.junit import node_id, parse_junit
+from reprobot.validation.results.testrun import Outcome
 
 # A small test project covering every outcome pytest can report.
 SAMPLE_FILES = {
     "pytest.ini": "[pytest]\n",
     "tests/__init__.py": "",
     "tests/sub/__init__.py": "",
-    "tests/test_a.py": '''\
+    "tests/test_a.py": """\
 import pytest
 
 
@@ -84,7 +84,7 @@ def test_fail_then_teardown(bad_teardown):
 
 def test_pass_then_teardown(bad_teardown):
     pass
-''',
+""",
     "tests/sub/test_broken.py": "import nonexistent_module_xyz\n\n\ndef test_never():\n    pass\n",
     "tests/sub/test_ok.py": "def test_ok():\n    pass\n",
     "tests/test_modskip.py": (
@@ -325,8 +325,11 @@ def test_worst_outcome_wins(cases: tuple[str, ...], expected: Outcome, detail: s
 
 def test_same_name_in_two_suites_is_one_test() -> None:
     data = (
-        '<testsuites><testsuite name="a">' + PASS + '</testsuite><testsuite name="b">'
-        + FAIL + "</testsuite></testsuites>"
+        '<testsuites><testsuite name="a">'
+        + PASS
+        + '</testsuite><testsuite name="b">'
+        + FAIL
+        + "</testsuite></testsuites>"
     ).encode()
     outcomes, _ = parse_junit(data, set())
     assert outcomes == {"t/test_w.py::test_x": Outcome.FAILED}

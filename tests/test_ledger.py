@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 import pytest
 from sqlalchemy import Engine
 
-from reprobot.bot.db import make_engine, migrate
-from reprobot.bot.ledger import (
+from reprobot.bot.store.engine import make_engine, migrate
+from reprobot.bot.store.ledger import (
     DeliveryOutcome,
     Job,
     JobRequest,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.bot.linked_issues import Command, closing_references, parse_command
+from reprobot.bot.github.linked_issues import Command, closing_references, parse_command
 
 REPO = "pallets/flask"
 

@@ -12,13 +12,13 @@ import pytest
 
 from reprobot.generation.drafts import Draft, Feedback, Verdict
 from reprobot.generation.errors import LLMError
-from reprobot.generation.llm_agent import METHOD, OUTPUT_CHARS, agent_drafts
-from reprobot.generation.llm_methods import llm_drafts
-from reprobot.generation.retrieval import CodeIndex
+from reprobot.generation.llm.agent import METHOD, OUTPUT_CHARS, agent_drafts
+from reprobot.generation.llm.methods import llm_drafts
+from reprobot.generation.llm.retrieval import CodeIndex
 from reprobot.settings import Settings
 from reprobot.validation.errors import SandboxError
-from reprobot.validation.patch import applies_to
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.source.patch import applies_to
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.openai_server import (
     API_KEY,
     OpenAIServer,

@@ -14,7 +14,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from reprobot.generation.errors import BudgetExhausted, LLMError
-from reprobot.generation.llm_client import LLMClient, LLMRequestError, TokenBudget, make_client
+from reprobot.generation.llm.client import LLMClient, LLMRequestError, TokenBudget, make_client
 from reprobot.settings import Settings
 from tests.openai_server import API_KEY, OpenAIServer, Scripted, call, failure, reply
 

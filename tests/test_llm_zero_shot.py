@@ -8,12 +8,12 @@ import openai
 import pytest
 
 from reprobot.generation.errors import LLMError
-from reprobot.generation.issue_report import IssueReport, parse_issue
-from reprobot.generation.llm_client import LLMClient, TokenBudget
-from reprobot.generation.llm_zero_shot import METHOD, zero_shot_drafts
-from reprobot.generation.retrieval import CodeIndex
-from reprobot.validation.patch import applies_to
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.generation.issue.report import IssueReport, parse_issue
+from reprobot.generation.llm.client import LLMClient, TokenBudget
+from reprobot.generation.llm.retrieval import CodeIndex
+from reprobot.generation.llm.zero_shot import METHOD, zero_shot_drafts
+from reprobot.validation.source.patch import applies_to
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import make_repo
 from tests.openai_server import API_KEY, OpenAIServer, failure, reply
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from reprobot.bot.markdown import COMMENT_LIMIT, fence, inline_code, neutralize_mentions, trim
-from reprobot.bot.render_verdict import render_verdict
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import Outcome, TestRun
+from reprobot.bot.render.markdown import (
+    COMMENT_LIMIT,
+    fence,
+    inline_code,
+    neutralize_mentions,
+    trim,
+)
+from reprobot.bot.render.verdict import render_verdict
+from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import grade
 
 

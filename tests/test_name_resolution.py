@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.name_resolution import (
+from reprobot.generation.drafter.name_resolution import (
     Resolution,
     module_bindings,
     resolve_names,
     undefined_names,
 )
-from reprobot.generation.test_layout import TestLayout, detect_layout
+from reprobot.generation.repo.test_layout import TestLayout, detect_layout
 
 FILES = [
     "pyproject.toml",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.generation.patch_text import file_diff, patch_from_files
-from reprobot.validation.patch import Patch
+from reprobot.generation.formats.patch_text import file_diff, patch_from_files
+from reprobot.validation.source.patch import Patch
 from tests.conftest import make_repo
 
 CORE = "def mean(values):\n    return sum(values) // len(values)\n"

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from reprobot.settings import Settings
-from reprobot.validation.pipconf import IndexSettings, host_index_settings, parse_pip_config_list
+from reprobot.validation.env.pipconf import (
+    IndexSettings,
+    host_index_settings,
+    parse_pip_config_list,
+)
 
 CA_PATH = "/run/reprobot/ca.pem"
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.bot.markdown import COMMENT_LIMIT
-from reprobot.bot.render_pull import (
+from reprobot.bot.render.markdown import COMMENT_LIMIT
+from reprobot.bot.render.pull import (
     VERIFICATION_MARKER,
     IssueVerdict,
     OwnTests,
     PullReport,
     render_pull_report,
 )
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import Outcome, PatchResult, TestRun
+from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
+from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import Verdict, grade
 
 P, F = Outcome.PASSED, Outcome.FAILED

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from reprobot.bot.markdown import COMMENT_LIMIT
-from reprobot.bot.render_reproduction import (
+from reprobot.bot.render.markdown import COMMENT_LIMIT
+from reprobot.bot.render.reproduction import (
     REPRODUCTION_MARKER,
     render_not_reproduced,
     render_reproduction,

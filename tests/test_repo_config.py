@@ -5,8 +5,8 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from reprobot.bot.ci_workflows import WorkflowHints
-from reprobot.bot.repo_config import (
+from reprobot.bot.config.ci_workflows import WorkflowHints
+from reprobot.bot.config.repo_file import (
     CONFIG_IGNORED,
     ConfigResult,
     LabelNames,
@@ -15,7 +15,7 @@ from reprobot.bot.repo_config import (
     env_spec_for,
     parse_repo_config,
 )
-from reprobot.validation.envspec import EnvSpec
+from reprobot.validation.env.envspec import EnvSpec
 
 FULL = """\
 # Reprobot settings

@@ -11,14 +11,14 @@ from pathlib import Path
 import docker
 import pytest
 
-from reprobot.cli import main
+from reprobot.cli.main import main
 from reprobot.generation.drafts import Verdict
-from reprobot.generation.issue_file import read_issue
-from reprobot.generation.reproduce import reproduce
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.pool.reproduce import reproduce
 from reprobot.settings import Settings
-from reprobot.validation.env_image import EnvImage
-from reprobot.validation.patch import Patch
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.conftest import EXAMPLE
 from tests.test_run_tests import FIX

@@ -8,13 +8,13 @@ from pathlib import Path
 import docker
 
 from reprobot.generation.drafts import Verdict
-from reprobot.generation.issue_file import read_issue
-from reprobot.generation.llm_setup import llm_drafter_for
-from reprobot.generation.reproduce import reproduce
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.llm.setup import llm_drafter_for
+from reprobot.generation.pool.reproduce import reproduce
 from reprobot.settings import Settings
-from reprobot.validation.env_image import EnvImage
-from reprobot.validation.patch import Patch
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.openai_server import OpenAIServer, call, reply
 from tests.test_llm_agent import tool_outputs

@@ -6,15 +6,15 @@ import os
 import subprocess
 from pathlib import Path
 
-from reprobot.generation.retrieval import (
+from reprobot.generation.llm.retrieval import (
     Chunk,
     CodeIndex,
     chunk_file,
     context_files,
     tokenize,
 )
-from reprobot.generation.tree_reader import read_python_files
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.generation.repo.tree_reader import read_python_files
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import git, make_repo
 
 PARSER = '''\

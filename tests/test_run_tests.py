@@ -8,11 +8,11 @@ from pathlib import Path
 import docker
 import pytest
 
-from reprobot.validation.env_image import EnvImage
-from reprobot.validation.patch import Patch
-from reprobot.validation.run import run_tests
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import Outcome
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 pytestmark = pytest.mark.docker
 

@@ -10,8 +10,8 @@ from types import ModuleType
 
 import pytest
 
-from reprobot.validation import sandbox_scripts
-from reprobot.validation.env_image import parse_build_result
+from reprobot.validation.env.env_image import parse_build_result
+from reprobot.validation.sandbox import scripts as sandbox_scripts
 
 SCRIPTS = Path(sandbox_scripts.__file__).parent
 

@@ -34,8 +34,11 @@ import pytest
 import requests.exceptions
 
 from reprobot.settings import Settings
-from reprobot.validation import testrun
-from reprobot.validation.container import (
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.results import testrun
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.container import (
     LABEL,
     LABEL_DEADLINE,
     LABEL_PURPOSE,
@@ -43,12 +46,9 @@ from reprobot.validation.container import (
     reap,
     run_container,
 )
-from reprobot.validation.env_image import EnvImage, ensure_environment
-from reprobot.validation.envspec import EnvSpec
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.run import SANDBOX_USER, run_tests
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import Outcome
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import SANDBOX_USER, run_tests
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import git
 
 # A sandbox that fails to stop an attack tends to hang the run: fail in minutes instead.

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reprobot.validation.errors import SnapshotError
-from reprobot.validation.patch import Patch, applies_to
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.source.patch import Patch, applies_to
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import commit_files, git, make_repo
 
 FILES = {

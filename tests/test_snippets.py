@@ -6,8 +6,7 @@ import ast
 
 import pytest
 
-from reprobot.generation.issue_report import parse_issue
-from reprobot.generation.snippets import (
+from reprobot.generation.drafter.snippets import (
     Program,
     Step,
     code_programs,
@@ -18,6 +17,7 @@ from reprobot.generation.snippets import (
     split_statements,
     stated_returns,
 )
+from reprobot.generation.issue.report import parse_issue
 
 # --- repair --------------------------------------------------------------------------------------
 

@@ -13,10 +13,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Column, Engine, Integer, MetaData, Table, inspect, text
 
-from reprobot.bot.db import StoreError, make_engine, migrate, ping
-from reprobot.bot.ledger import JobRequest, Ledger, reproduce_key
-from reprobot.bot.models import Base
-from reprobot.bot.records import Records, ReproductionRecord
+from reprobot.bot.store.engine import StoreError, make_engine, migrate, ping
+from reprobot.bot.store.ledger import JobRequest, Ledger, reproduce_key
+from reprobot.bot.store.models import Base
+from reprobot.bot.store.records import Records, ReproductionRecord
 from reprobot.settings import Settings
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

@@ -28,8 +28,8 @@ from reprobot.bench.swt_metrics import (
     restrict_to,
     table_row,
 )
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import FileCoverage, Outcome
+from reprobot.validation.results.testrun import FileCoverage, Outcome
+from reprobot.validation.source.patch import Patch
 
 P, F, E, S, M = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED, Outcome.MISSING
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.issue_report import IssueReport, parse_issue
-from reprobot.generation.test_layout import (
+from reprobot.generation.issue.report import IssueReport, parse_issue
+from reprobot.generation.repo.test_layout import (
     detect_layout,
     is_test_file,
     issue_modules,

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from reprobot.generation.test_writer import (
+from reprobot.generation.drafter.test_writer import (
     assert_expected,
     assert_not_shown,
     module_text,

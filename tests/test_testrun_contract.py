@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reprobot.validation.testrun import FileCoverage, Outcome, PatchResult, TestRun
+from reprobot.validation.results.testrun import FileCoverage, Outcome, PatchResult, TestRun
 
 OUTCOMES = {
     "tests/test_b.py::test_gone": Outcome.MISSING,

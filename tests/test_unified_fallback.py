@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from reprobot.generation.errors import DiffFormatError
-from reprobot.generation.patch_text import patch_from_files
-from reprobot.generation.unified_fallback import (
+from reprobot.generation.formats.patch_text import patch_from_files
+from reprobot.generation.formats.unified_fallback import (
     draft_changes,
     extract_unified_diffs,
     repair_unified_diff,
 )
-from reprobot.validation.patch import applies_to
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.source.patch import applies_to
+from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.conftest import make_repo
 
 TEST_FILE = """\

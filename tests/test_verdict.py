@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import FileCoverage, Outcome, TestRun
-from reprobot.validation.verdict import (
+from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
+from reprobot.validation.results.verdict import (
     ChangedLines,
     change_coverage,
     changed_lines,
@@ -12,6 +11,7 @@ from reprobot.validation.verdict import (
     is_success,
     transitions,
 )
+from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import grade
 
 P, F, E, S, M = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED, Outcome.MISSING

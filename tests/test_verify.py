@@ -8,9 +8,9 @@ from pathlib import Path
 import docker
 import pytest
 
-from reprobot.validation.env_image import EnvImage
-from reprobot.validation.patch import Patch
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.conftest import git
 from tests.test_run_tests import FIX, NEW_TEST

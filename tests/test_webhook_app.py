@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from sqlalchemy import text
 
-from reprobot.bot.app_context import AppContext, build_context
+from reprobot.bot.context import AppContext, build_context
 from reprobot.bot.errors import AppConfigError
-from reprobot.bot.render_pull import CHECK_NAME
-from reprobot.bot.router import BadDelivery, parse
-from reprobot.bot.webhook_app import create_app, signature_ok
+from reprobot.bot.render.pull import CHECK_NAME
+from reprobot.bot.webhooks.app import create_app, signature_ok
+from reprobot.bot.webhooks.router import BadDelivery, parse
 from reprobot.settings import Settings
 from tests import webhooks
 from tests.github_server import make_app_key

@@ -40,10 +40,10 @@ from reprobot.bench.pod import (
 from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
 from reprobot.bench.provenance import fingerprint, provenance, text_sha256
 from reprobot.bench.swt import evaluate_instance, score
-from reprobot.generation.llm_setup import bind_llm_drafter
+from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.settings import Settings
-from reprobot.validation.container import connect
-from reprobot.validation.limits import RunLimits
+from reprobot.validation.sandbox.container import connect
+from reprobot.validation.sandbox.limits import RunLimits
 
 DEFAULT_BENCH = Path("..") / "shared" / "bench"
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reprobot.validation.envspec import SUPPORTED_PYTHONS, EnvSpec
+from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
 from reprobot.validation.errors import ReprobotError
-from reprobot.validation.patch import Patch
-from reprobot.validation.patch import patched_sources as validation_patched_sources
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import Outcome
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.patch import patched_sources as validation_patched_sources
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 SpecTable = dict[str, dict[str, dict[str, Any]]]
 

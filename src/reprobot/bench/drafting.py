@@ -19,8 +19,8 @@ import docker
 from reprobot.bench.dataset import Instance
 from reprobot.bench.environments import Prepared
 from reprobot.bench.predictions import REPROBOT, Prediction
-from reprobot.generation.issue_file import read_issue
-from reprobot.generation.reproduce import LLMDrafter, reproduce
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.pool.reproduce import LLMDrafter, reproduce
 from reprobot.settings import Settings
 
 

@@ -9,8 +9,8 @@ import docker
 
 from reprobot.bench.dataset import DatasetError, Instance, SpecTable, env_spec_for
 from reprobot.settings import Settings
-from reprobot.validation.env_image import EnvImage, ensure_environment
-from reprobot.validation.snapshot import RepoSnapshot
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 
 @dataclass(frozen=True)

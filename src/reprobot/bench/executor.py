@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reprobot.validation.errors import ReprobotError
-from reprobot.validation.testrun import TestRun
+from reprobot.validation.results.testrun import TestRun
 
 log = structlog.get_logger(__name__)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -33,11 +33,11 @@ from reprobot.bench.dataset import (
 from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
 from reprobot.bench.swt import prediction_files
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.patch import Patch
-from reprobot.validation.run import run_tests
-from reprobot.validation.testrun import Outcome, TestRun
-from reprobot.validation.verdict import is_success, transitions
+from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.results.verdict import is_success, transitions
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch
 
 
 @dataclass(frozen=True)

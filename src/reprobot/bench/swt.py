@@ -29,10 +29,10 @@ from reprobot.bench.swt_metrics import (
     flags,
 )
 from reprobot.validation.errors import SnapshotError
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.patch import Patch, applies_to, patched_sources, test_modules
-from reprobot.validation.run import run_tests
-from reprobot.validation.testrun import FileCoverage, TestRun
+from reprobot.validation.results.testrun import FileCoverage, TestRun
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch, applies_to, patched_sources, test_modules
 
 Coverage = Mapping[str, FileCoverage] | None
 _EMPTY = TestRun(outcomes={}, patches_applied=True)

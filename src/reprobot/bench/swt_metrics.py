@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reprobot.validation.patch import Patch
-from reprobot.validation.testrun import FileCoverage, Outcome
-from reprobot.validation.verdict import change_coverage, changed_lines, executable_lines
+from reprobot.validation.results.testrun import FileCoverage, Outcome
+from reprobot.validation.results.verdict import change_coverage, changed_lines, executable_lines
+from reprobot.validation.source.patch import Patch
 
 F2P, P2P, P2F, F2F = "F->P", "P->P", "P->F", "F->F"
 

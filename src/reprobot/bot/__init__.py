@@ -1,1 +1,2 @@
-"""The GitHub App and the command line: the top of the layers; nothing below imports it."""
+"""The GitHub App: webhooks, jobs, GitHub access, the store, rendering and per-repository
+configuration. It sits on top of ``generation`` and ``validation``; nothing below imports it."""

@@ -1,1 +1,2 @@
-"""Drafting reproducing tests: drafters, diff formats, retrieval, LLM client, selection."""
+"""Drafting reproducing tests: reading the issue, the no-LLM drafter, edit formats, the LLM
+methods, and the pool that runs, matches and selects candidates (``pool.reproduce``)."""

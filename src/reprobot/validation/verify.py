@@ -8,14 +8,10 @@ from typing import Any, Literal
 
 import docker
 
-from reprobot.validation.env_image import EnvImage
+from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
-from reprobot.validation.limits import RunLimits
-from reprobot.validation.patch import Patch, diff_between, patched_sources, test_modules
-from reprobot.validation.run import run_tests
-from reprobot.validation.snapshot import RepoSnapshot
-from reprobot.validation.testrun import TestRun
-from reprobot.validation.verdict import (
+from reprobot.validation.results.testrun import TestRun
+from reprobot.validation.results.verdict import (
     ChangeCoverage,
     Transition,
     change_coverage,
@@ -23,6 +19,10 @@ from reprobot.validation.verdict import (
     is_success,
     transitions,
 )
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
+from reprobot.validation.source.snapshot import RepoSnapshot
 
 Status = Literal["verified", "not_verified", "inconclusive"]
 

@@ -1,0 +1,1 @@
+"""Per-repository settings: ``.github/reprobot.yml`` and what the CI workflows tell."""

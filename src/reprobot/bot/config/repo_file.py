@@ -1,0 +1,266 @@
+"""Per-repository settings from ``.github/reprobot.yml``, and the environment they lead to."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator
+
+from reprobot.bot.config.ci_workflows import WorkflowHints, load_yaml
+from reprobot.bot.render.markdown import inline_code, trim
+from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
+
+CONFIG_PATH = ".github/reprobot.yml"
+CONFIG_IGNORED = (
+    f"Because of these errors Reprobot ignores the whole of {CONFIG_PATH}, so the defaults apply."
+)
+MAX_CONFIG_BYTES = 64 * 1024
+_MAX_LISTED_ERRORS = 10
+
+# GitHub refuses label names longer than 50 characters.
+LabelName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
+Command = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+AuthorAssociation = Literal["OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR"]
+
+
+class LabelNames(BaseModel):
+    """The labels Reprobot puts on reproduced issues and on pull requests it verified."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reproduced: LabelName = "reproduced"
+    verified: LabelName = "fix-verified"
+
+
+class EventSwitches(BaseModel):
+    """Which kinds of events Reprobot acts on."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    issues: bool = True
+    pull_requests: bool = True
+    commands: bool = True
+
+
+class RepoConfig(BaseModel):
+    """The settings a repository may give; every one is optional."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    python: Literal["3.9", "3.11", "3.13"] | None = None  # None: detect
+    install: Command | None = None  # shell command; None: detect
+    test_command: Command | None = None  # None: detect (the runner is pytest)
+    test_paths: tuple[str, ...] = ()
+    labels: LabelNames = LabelNames()
+    events: EventSwitches = EventSwitches()
+    commands_from: tuple[AuthorAssociation, ...] = ("OWNER", "MEMBER", "COLLABORATOR")
+    comment_on_failure: bool = False
+
+    @field_validator("python", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: Any) -> Any:
+        # ``python: 3`` is an int; decimals already arrive as the text they were written as.
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("commands_from", mode="before")
+    @classmethod
+    def _upper_case(cls, value: Any) -> Any:
+        # GitHub spells author associations in capitals; "member" means the same thing.
+        if isinstance(value, list | tuple):
+            return [v.upper() if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("test_paths")
+    @classmethod
+    def _relative_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = []
+        for raw in value:
+            path = raw.strip()
+            if not path:
+                raise ValueError("a test path is empty")
+            if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
+                raise ValueError(f"{path!r} is not relative to the repository root")
+            parts = re.split(r"[\\/]+", path)
+            if ".." in parts:
+                raise ValueError(f"{path!r} leads out of the repository ('..')")
+            cleaned.append("/".join(p for p in parts if p not in ("", ".")) or ".")
+        return tuple(cleaned)
+
+
+@dataclass(frozen=True)
+class ConfigResult:
+    """The settings in force and what was wrong with the file.
+
+    ``source`` is "file" when the settings come from the file; "default" when there is no
+    file or it has errors (then the whole file is ignored).
+    """
+
+    config: RepoConfig
+    errors: tuple[str, ...]
+    source: Literal["file", "default"]
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return _short(out)
+
+
+def _validation_messages(error: ValidationError, keys: list[object]) -> list[str]:
+    """One message per problem, in the order of the settings in the file."""
+
+    def position(item: Any) -> int:
+        loc = item["loc"]
+        return keys.index(loc[0]) if loc and loc[0] in keys else len(keys)
+
+    messages = []
+    for item in sorted(error.errors(), key=position):
+        loc = tuple(item["loc"])
+        if item["type"] == "extra_forbidden":
+            name = _location(loc)
+            known = _known_settings(loc[:-1])
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            messages.append(f"{CONFIG_PATH}: unknown setting '{name}'{hint}")
+            continue
+        if item["type"] == "invalid_key":
+            found = _short(repr(loc[-1] if loc else None), 40)
+            messages.append(f"{CONFIG_PATH}: setting names must be text, found {found}")
+            continue
+        # Pydantic speaks of tuples; in YAML they are lists.
+        message = str(item["msg"]).removeprefix("Value error, ").replace("a valid tuple", "a list")
+        value = item.get("input")
+        if item["type"] != "value_error" and isinstance(value, str | int | float | bool):
+            message += f", found {_short(repr(value), 40)}"
+        where = _location(loc)
+        messages.append(f"{CONFIG_PATH}: {where}: {message}" if where else message)
+    return messages
+
+
+def _known_settings(parent: tuple[int | str, ...]) -> list[str]:
+    models: dict[tuple[int | str, ...], type[BaseModel]] = {
+        (): RepoConfig,
+        ("labels",): LabelNames,
+        ("events",): EventSwitches,
+    }
+    model = models.get(parent)
+    return list(model.model_fields) if model else []
+
+
+def _yaml_message(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        parts = [p for p in (error.context, error.problem) if p]
+        problem = ", ".join(parts) or "not valid YAML"
+        return f"{CONFIG_PATH}: line {error.problem_mark.line + 1}: {problem}"
+    return f"{CONFIG_PATH}: not valid YAML ({_short(str(error), 200)})"
+
+
+def _refused(*errors: str) -> ConfigResult:
+    return ConfigResult(config=RepoConfig(), errors=tuple(errors), source="default")
+
+
+def parse_repo_config(text: str | bytes | None) -> ConfigResult:
+    """The settings of a ``.github/reprobot.yml`` text (None: the repository has no such file).
+
+    Any error (a file over 64 KiB, text that is not UTF-8, invalid YAML, a top level that is
+    not a mapping, an unknown setting, a wrong value) makes the whole file ignored: the result
+    holds the defaults and one human-readable message per problem, each starting with the
+    file's path. An empty file is a file of defaults, without errors.
+    """
+    if text is None:
+        return ConfigResult(config=RepoConfig(), errors=(), source="default")
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if len(raw) > MAX_CONFIG_BYTES:
+        return _refused(
+            f"{CONFIG_PATH}: the file is {len(raw)} bytes long; Reprobot reads files of at most "
+            f"{MAX_CONFIG_BYTES} bytes"
+        )
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            return _refused(f"{CONFIG_PATH}: line {line}: not UTF-8 text")
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        return _refused(_yaml_message(exc))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else f"the value {_short(repr(data), 40)}"
+        return _refused(
+            f"{CONFIG_PATH}: expected a mapping of settings (name: value), found {kind}"
+        )
+    try:
+        config = RepoConfig.model_validate(data)
+    except ValidationError as exc:
+        return _refused(*_validation_messages(exc, list(data)))
+    return ConfigResult(config=config, errors=(), source="file")
+
+
+def config_errors_note(errors: Sequence[str]) -> str:
+    """A short markdown note listing ``errors`` (at most ten) and saying the defaults apply;
+    empty when there is no error. Every message is echoed as inline code."""
+    if not errors:
+        return ""
+    lines = [f"**Configuration:** {inline_code(CONFIG_PATH)} has errors:", ""]
+    lines += [f"- {inline_code(trim(e, 300, keep='head'))}" for e in errors[:_MAX_LISTED_ERRORS]]
+    if len(errors) > _MAX_LISTED_ERRORS:
+        lines.append(f"- … and {len(errors) - _MAX_LISTED_ERRORS} more")
+    lines += ["", CONFIG_IGNORED]
+    return "\n".join(lines)
+
+
+def _options_only(command: str | None) -> bool:
+    """Whether a workflow's pytest command passes only options: the sandbox appends the test
+    ids to run, so a path or a value in the command would widen or change the selection."""
+    if not command:
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    for i, word in enumerate(words):
+        if word in ("pytest", "py.test") or word.endswith(("/pytest", "/py.test")):
+            rest = words[i + 1 :]
+            break
+        if word == "-m" and i + 1 < len(words) and words[i + 1] == "pytest":
+            rest = words[i + 2 :]
+            break
+    else:
+        return False
+    return all(w.startswith("-") for w in rest)
+
+
+def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) -> EnvSpec:
+    """``detected`` with the repository's settings applied; a setting wins over a workflow hint,
+    which wins over detection.
+
+    Install commands never come from workflows: they may need network access or secrets the
+    sandbox does not have. A workflow's Python is used only when the sandbox supports it.
+    """
+    hinted_python = hints.python if hints.python in SUPPORTED_PYTHONS else None
+    hinted_cmd = hints.test_command if _options_only(hints.test_command) else None
+    updated = detected.model_copy(
+        update={
+            "python": config.python or hinted_python or detected.python,
+            "install": config.install or detected.install,
+            "test_cmd": config.test_command or hinted_cmd or detected.test_cmd,
+        }
+    )
+    # model_copy does not validate; a round trip through the model does.
+    return EnvSpec.model_validate(updated.model_dump())

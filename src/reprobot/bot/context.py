@@ -1,0 +1,65 @@
+"""The App's long-lived clients, built once at start-up and passed to everything that needs them."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import docker
+from sqlalchemy.engine import Engine
+
+from reprobot.bot.errors import AppConfigError
+from reprobot.bot.github.auth import GitHubApp
+from reprobot.bot.jobs.queue import JobQueue, make_huey
+from reprobot.bot.store.engine import make_engine, migrate
+from reprobot.bot.store.ledger import Ledger
+from reprobot.bot.store.records import Records
+from reprobot.settings import Settings
+from reprobot.validation.sandbox.container import connect
+
+
+@dataclass
+class AppContext:
+    settings: Settings
+    engine: Engine
+    ledger: Ledger
+    records: Records
+    queue: JobQueue
+    github: GitHubApp
+    _docker: docker.DockerClient | None = None
+    _docker_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def docker(self) -> docker.DockerClient:
+        """The Docker engine, connected on first use: the webhook side never needs it."""
+        with self._docker_lock:
+            if self._docker is None:
+                self._docker = connect()
+            return self._docker
+
+    def close(self) -> None:
+        if self._docker is not None:
+            self._docker.close()
+        self.engine.dispose()
+
+
+def build_context(
+    settings: Settings,
+    github: GitHubApp | None = None,
+    docker_client: docker.DockerClient | None = None,
+) -> AppContext:
+    """Connect the store (migrating it), the queue and the App's GitHub identity."""
+    if not settings.webhook_secret.get_secret_value():
+        raise AppConfigError("REPROBOT_WEBHOOK_SECRET is not set: the App cannot check deliveries")
+    github = github or GitHubApp.from_settings(settings)
+    engine = make_engine(settings.database)
+    migrate(engine)
+    return AppContext(
+        settings=settings,
+        engine=engine,
+        ledger=Ledger(engine),
+        records=Records(engine),
+        queue=JobQueue(make_huey(settings.queue)),
+        github=github,
+        _docker=docker_client,
+    )

@@ -1,0 +1,191 @@
+"""GitHub App authentication: the App's JWT and narrowed, cached installation tokens."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+import httpx
+from githubkit import AppAuthStrategy, GitHub, TokenAuthStrategy
+from githubkit.exception import GitHubException, RequestFailed
+
+from reprobot.bot.errors import AppConfigError, GitHubError
+from reprobot.bot.github.limits import MutationThrottler, RetryPolicy
+from reprobot.settings import Settings
+
+# What each kind of job may do, and nothing more: a token is narrowed to one repository and to
+# these permissions before a job touches GitHub.
+REPRODUCE_PERMISSIONS: Mapping[str, str] = {
+    "metadata": "read",
+    "contents": "read",
+    "issues": "write",
+}
+VERIFY_PERMISSIONS: Mapping[str, str] = {
+    "metadata": "read",
+    "contents": "read",
+    "issues": "write",
+    "pull_requests": "read",
+    "checks": "write",
+}
+# A cached token is handed out only while it has this long left: a job (and the git fetch it
+# starts) must not find its token expiring half-way.
+TOKEN_MARGIN = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class InstallationToken:
+    """A token of one installation, narrowed to ``repositories`` and ``permissions``."""
+
+    token: str
+    expires_at: datetime
+    installation_id: int
+    repositories: tuple[str, ...]
+    permissions: Mapping[str, str]
+
+    def __repr__(self) -> str:  # never print the secret itself
+        return (
+            f"InstallationToken(installation_id={self.installation_id}, "
+            f"repositories={self.repositories}, expires_at={self.expires_at.isoformat()})"
+        )
+
+
+def _parse_expiry(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+class GitHubApp:
+    """The App's identity and the clients it hands to jobs.
+
+    One instance per process: it owns the token cache, the retry policy and the throttler that
+    serialises mutations, so every client it makes shares them.
+    """
+
+    def __init__(
+        self,
+        app_id: int,
+        private_key: str,
+        api_url: str,
+        *,
+        retry: RetryPolicy | None = None,
+        throttler: MutationThrottler | None = None,
+        timeout_s: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.app_id = app_id
+        self.api_url = api_url.rstrip("/")
+        self._private_key = private_key
+        self._retry = retry or RetryPolicy()
+        self._throttler = throttler or MutationThrottler()
+        self._timeout_s = timeout_s
+        self._transport = transport
+        self._clock = clock
+        self._tokens: dict[tuple[int, str, tuple[tuple[str, str], ...]], InstallationToken] = {}
+        self._lock = threading.Lock()
+        self._bot_login: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GitHubApp:
+        """The App of ``settings``; AppConfigError when its id or private key is missing."""
+        if settings.app_id is None or settings.private_key_path is None:
+            raise AppConfigError(
+                "the GitHub App needs REPROBOT_APP_ID and REPROBOT_PRIVATE_KEY_PATH"
+            )
+        try:
+            key = settings.private_key_path.read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AppConfigError(f"cannot read the App's private key: {exc}") from exc
+        if "PRIVATE KEY" not in key:
+            raise AppConfigError(
+                f"{settings.private_key_path} is not a PEM private key (download it from the "
+                "App's settings page)"
+            )
+        return cls(
+            settings.app_id,
+            key,
+            settings.github_api_url,
+            retry=RetryPolicy(settings.github_max_retries, settings.github_max_wait_s),
+            throttler=MutationThrottler(settings.github_mutation_pause_s),
+            timeout_s=settings.github_timeout_s,
+        )
+
+    def _github(self, auth: Any) -> GitHub[Any]:
+        return GitHub(
+            auth,
+            base_url=self.api_url,
+            timeout=self._timeout_s,
+            transport=self._transport,
+            auto_retry=self._retry,
+            throttler=self._throttler,
+            user_agent=f"reprobot (app {self.app_id})",
+            # githubkit's HTTP cache (hishel) drops the request's timeout on the way to the
+            # connection, so a stalled answer would hold a worker forever; it also keeps every
+            # answer in one process-wide in-memory store that only grows. A job reads each
+            # object about once, so revalidation would save little.
+            http_cache=False,
+        )
+
+    def app_client(self) -> GitHub[Any]:
+        """A client authenticated as the App itself (a short-lived JWT signed with its key)."""
+        return self._github(AppAuthStrategy(str(self.app_id), self._private_key))
+
+    def token(
+        self, installation_id: int, repo: str, permissions: Mapping[str, str]
+    ) -> InstallationToken:
+        """A token for ``repo`` (``owner/name``) with ``permissions`` only; reused until
+        shortly before it expires."""
+        name = repo.partition("/")[2]
+        key = (installation_id, repo.lower(), tuple(sorted(permissions.items())))
+        with self._lock:
+            cached = self._tokens.get(key)
+            if cached is not None and cached.expires_at - TOKEN_MARGIN > self._clock():
+                return cached
+        # githubkit's namespaces hold their client weakly: keep it referenced.
+        app = self.app_client()
+        try:
+            resp = app.rest.apps.create_installation_access_token(
+                installation_id,
+                repositories=[name],
+                permissions=cast(Any, dict(permissions)),
+            )
+        except RequestFailed as exc:
+            raise GitHubError(
+                f"cannot get an installation token: {exc.response.status_code}",
+                repo=repo,
+                status=exc.response.status_code,
+            ) from exc
+        except GitHubException as exc:
+            raise GitHubError(f"cannot get an installation token: {exc!r}", repo=repo) from exc
+        data: dict[str, Any] = dict(resp.json())
+        token = InstallationToken(
+            token=str(data["token"]),
+            expires_at=_parse_expiry(str(data["expires_at"])),
+            installation_id=installation_id,
+            repositories=(repo,),
+            permissions=dict(data.get("permissions") or permissions),
+        )
+        with self._lock:
+            self._tokens[key] = token
+        return token
+
+    def bot_login(self) -> str:
+        """The login of the App's bot account (``slug[bot]``), read once from ``GET /app``."""
+        with self._lock:
+            if self._bot_login is not None:
+                return self._bot_login
+        app = self.app_client()
+        try:
+            data: Any = app.rest.apps.get_authenticated().json()
+            slug = str(data["slug"])
+        except (GitHubException, KeyError, TypeError, ValueError) as exc:
+            raise GitHubError(f"cannot read the App's own record: {exc!r}") from exc
+        with self._lock:
+            self._bot_login = f"{slug}[bot]"
+            return self._bot_login
+
+    def client(self, token: InstallationToken) -> GitHub[Any]:
+        """A client acting as the installation, with ``token``'s narrowed rights."""
+        return self._github(TokenAuthStrategy(token.token))

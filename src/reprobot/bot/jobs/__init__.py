@@ -1,0 +1,1 @@
+"""Work done for a delivery: the queue, the worker and its reaper, and one module per job."""

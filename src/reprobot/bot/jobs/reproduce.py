@@ -1,0 +1,121 @@
+"""The reproduce job: an issue's reproducing test, drafted and confirmed on the default branch
+head, stored, and shown on the issue as one comment and a label."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import structlog
+
+from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS
+from reprobot.bot.jobs import setup as job_setup
+from reprobot.bot.jobs.labels import apply_label
+from reprobot.bot.render.reproduction import (
+    REPRODUCTION_MARKER,
+    render_not_reproduced,
+    render_reproduction,
+)
+from reprobot.bot.store.ledger import Job
+from reprobot.bot.store.records import ReproductionRecord
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.llm.setup import bind_llm_drafter
+from reprobot.generation.pool.reproduce import Reproduction, reproduce
+
+if TYPE_CHECKING:
+    from reprobot.bot.context import AppContext
+    from reprobot.bot.jobs.guard import Guard
+
+log = structlog.get_logger(__name__)
+COMMENT_KIND = "reproduction"
+
+
+def run(ctx: AppContext, job: Job, guard: Guard) -> None:
+    session = job_setup.open_repo(ctx, job, REPRODUCE_PERMISSIONS)
+    config = session.config.config
+    trigger = job_setup.trigger(job)
+    if not job_setup.may_run(session, job, config.events.issues):
+        return
+    issue = session.api.issue(job.number)
+    if issue.is_pull or issue.state != "open":
+        log.info("reproduce.skipped", state=issue.state, is_pull=issue.is_pull)
+        return
+    stored = ctx.records.reproduction(job.repo, job.number)
+    if trigger == "edited" and stored is not None and stored.reproduced:
+        log.info("reproduce.already_reproduced")
+        return
+
+    mirror = job_setup.fetch(
+        ctx, session, [session.default_sha, f"refs/heads/{session.info.default_branch}"]
+    )
+    snapshot = job_setup.snapshot(mirror, session, session.default_sha)
+    spec = job_setup.env_spec(session, snapshot)
+    env = job_setup.environment(ctx, spec, snapshot)
+    guard.check()
+    result = reproduce(
+        parse_issue(issue.title, issue.body),
+        snapshot,
+        env,
+        ctx.settings,
+        client=ctx.docker,
+        llm_drafter=bind_llm_drafter(ctx.settings),
+    )
+    log.info(
+        "reproduce.finished",
+        reproduced=result.reproduced,
+        method=result.chosen.draft.method if result.chosen else None,
+        sandbox_runs=result.sandbox_runs,
+        duration_s=round(result.duration_s, 2),
+    )
+    # Nothing is written once a newer request owns this issue or the lease is gone.
+    guard.check()
+    # A rerun that fails to reproduce never replaces a test that did.
+    if result.reproduced or stored is None or not stored.reproduced:
+        ctx.records.save_reproduction(_record(job, result))
+    errors = session.config.errors
+    if result.reproduced:
+        body = render_reproduction(
+            repo=job.repo,
+            issue_number=job.number,
+            base_sha=result.base_sha,
+            test_patch=result.test_patch,
+            failing_tests=result.failing_tests,
+            failure=result.failure_excerpt,
+            method=result.chosen.draft.method if result.chosen else "",
+            test_command=spec.test_cmd,
+            config_errors=errors,
+        )
+    elif config.comment_on_failure or trigger.startswith("command:"):
+        # Someone asked explicitly: an answer is owed even when it is "not reproduced".
+        tried = [(c.draft.method, c.verdict.value, c.reason) for c in result.candidates]
+        tried += [(method, "no draft", why) for method, why in result.rejected]
+        body = render_not_reproduced(
+            repo=job.repo, base_sha=result.base_sha, tried=tried, config_errors=errors
+        )
+    else:
+        return
+    known = ctx.records.comment_id(job.repo, job.number, COMMENT_KIND)
+    comment_id = session.api.upsert_comment(job.number, REPRODUCTION_MARKER, body, known)
+    ctx.records.save_comment_id(job.repo, job.number, COMMENT_KIND, comment_id)
+    if result.reproduced:
+        apply_label(
+            session.api,
+            ctx.records,
+            job.number,
+            config.labels.reproduced,
+            issue.labels,
+            "reproduced",
+        )
+
+
+def _record(job: Job, result: Reproduction) -> ReproductionRecord:
+    return ReproductionRecord(
+        repo=job.repo,
+        issue_number=job.number,
+        base_sha=result.base_sha,
+        reproduced=result.reproduced,
+        test_patch=result.test_patch,
+        failing_tests=tuple(result.failing_tests),
+        failure=result.failure_excerpt,
+        method=result.chosen.draft.method if result.chosen else "",
+        candidates=tuple(c.to_json() for c in result.candidates),
+    )

@@ -1,0 +1,113 @@
+"""What every job does first: a narrowed token, the repository's facts and configuration, the
+commits it needs, and the environment to test them in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from reprobot.bot.config.ci_workflows import workflow_hints
+from reprobot.bot.config.repo_file import ConfigResult, env_spec_for, parse_repo_config
+from reprobot.bot.context import AppContext
+from reprobot.bot.github import mirror as git_mirror
+from reprobot.bot.github.auth import InstallationToken
+from reprobot.bot.github.repo_api import RepoAPI, RepoInfo
+from reprobot.bot.store.ledger import Job
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envdetect import detect_env_spec
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+log = structlog.get_logger(__name__)
+
+CONFIG_PATH = ".github/reprobot.yml"
+# People whose say counts for a command even when their association is not listed: GitHub's
+# permission levels that can push.
+_WRITERS = frozenset({"admin", "maintain", "write"})
+
+
+@dataclass(frozen=True)
+class RepoSession:
+    """One job's view of its repository."""
+
+    api: RepoAPI
+    token: InstallationToken
+    info: RepoInfo
+    default_sha: str
+    config: ConfigResult
+
+
+def open_repo(ctx: AppContext, job: Job, permissions: Mapping[str, str]) -> RepoSession:
+    """Token, repository, default branch head and ``.github/reprobot.yml`` for ``job``."""
+    token = ctx.github.token(job.installation_id, job.repo, permissions)
+    api = RepoAPI(ctx.github.client(token), job.repo, ctx.github.app_id, ctx.github.bot_login())
+    info = api.repository()
+    default_sha = api.branch_sha(info.default_branch)
+    config = parse_repo_config(api.file_text(CONFIG_PATH, default_sha))
+    if config.errors:
+        log.warning("config.invalid", errors=list(config.errors))
+    return RepoSession(api, token, info, default_sha, config)
+
+
+def trigger(job: Job) -> str:
+    """What started the job: ``opened``, ``edited``, ``synchronize``, ``command:verify`` ..."""
+    return str(job.payload.get("trigger", "opened"))
+
+
+def may_run(session: RepoSession, job: Job, event_enabled: bool) -> bool:
+    """Whether the repository lets this job run: a command needs commands switched on and a
+    person allowed to use them; anything else needs its event switched on."""
+    config = session.config.config
+    if trigger(job).startswith("command:"):
+        if config.events.commands and command_allowed(session, job.payload):
+            return True
+        log.info("job.command_refused", by=job.payload.get("requested_by"))
+        return False
+    if not event_enabled:
+        log.info("job.disabled_by_config")
+    return event_enabled
+
+
+def command_allowed(session: RepoSession, payload: Mapping[str, Any]) -> bool:
+    """Whether the person who commented a command may use it: their author association is one
+    the configuration lists, or they can push to the repository."""
+    allowed = session.config.config.commands_from
+    if str(payload.get("author_association", "NONE")) in allowed:
+        return True
+    user = str(payload.get("requested_by", ""))
+    return bool(user) and session.api.permission(user) in _WRITERS
+
+
+def fetch(ctx: AppContext, session: RepoSession, refs: Sequence[str]) -> Path:
+    """The local mirror of the repository, holding every commit of ``refs``."""
+    return git_mirror.fetch(
+        ctx.settings.cache_dir,
+        session.info.full_name,
+        session.info.clone_url,
+        session.token.token,
+        refs,
+    )
+
+
+def snapshot(mirror: Path, session: RepoSession, sha: str) -> RepoSnapshot:
+    return RepoSnapshot.from_git(mirror, sha, session.info.full_name)
+
+
+def env_spec(session: RepoSession, trusted: RepoSnapshot) -> EnvSpec:
+    """The environment of the repository: its configuration, else its CI workflows and
+    manifests, read from ``trusted`` (a commit of the repository's own branches)."""
+    workflows = {
+        path: (trusted.read_file(path) or b"").decode("utf-8", "replace")
+        for path in trusted.list_files()
+        if path.startswith(".github/workflows/") and path.endswith((".yml", ".yaml"))
+    }
+    return env_spec_for(session.config.config, detect_env_spec(trusted), workflow_hints(workflows))
+
+
+def environment(ctx: AppContext, spec: EnvSpec, trusted: RepoSnapshot) -> EnvImage:
+    """The environment image, built (with network) only from the trusted commit."""
+    return ensure_environment(ctx.docker, spec, trusted, ctx.settings)

@@ -1,0 +1,196 @@
+"""The verify job: the stored reproducing tests of the issues a pull request closes, run on its
+base and head; one comment edited in place, a check run, and the ``fix-verified`` label."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import structlog
+
+from reprobot.bot.errors import JobAbandoned
+from reprobot.bot.github.auth import VERIFY_PERMISSIONS
+from reprobot.bot.github.linked_issues import closing_references
+from reprobot.bot.github.repo_api import PullInfo
+from reprobot.bot.jobs import setup as job_setup
+from reprobot.bot.jobs.labels import apply_label, withdraw_label
+from reprobot.bot.render.markdown import inline_code
+from reprobot.bot.render.pull import (
+    CHECK_NAME,
+    VERIFICATION_MARKER,
+    IssueVerdict,
+    OwnTests,
+    PullReport,
+    render_pull_report,
+)
+from reprobot.bot.store.ledger import Job
+from reprobot.bot.store.records import ReproductionRecord
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.errors import ReprobotError, SnapshotError
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.source.patch import Patch, diff_between, test_modules
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+
+if TYPE_CHECKING:
+    import docker
+
+    from reprobot.bot.context import AppContext
+    from reprobot.bot.jobs.guard import Guard
+
+log = structlog.get_logger(__name__)
+COMMENT_KIND = "verification"
+
+
+def linked_issues(session: job_setup.RepoSession, pull: PullInfo) -> list[int]:
+    """Issues the pull request closes: closing keywords in its body, then GitHub's relation."""
+    numbers = closing_references(pull.body, session.info.full_name)
+    for number in session.api.closing_issues(pull.number):
+        if number not in numbers:
+            numbers.append(number)
+    return numbers
+
+
+def run(ctx: AppContext, job: Job, guard: Guard) -> None:
+    session = job_setup.open_repo(ctx, job, VERIFY_PERMISSIONS)
+    config = session.config.config
+    if not job_setup.may_run(session, job, config.events.pull_requests):
+        return
+    pull = session.api.pull(job.number)
+    if pull.state != "open":
+        log.info("verify.skipped", state=pull.state)
+        return
+    if job.head_sha is not None and job.head_sha != pull.head_sha:
+        # A newer push is on its way as its own job; this head no longer matters.
+        log.info("verify.stale_head", head_sha=job.head_sha, current=pull.head_sha)
+        return
+    issues = linked_issues(session, pull)
+    if not issues:
+        log.info("verify.no_linked_issue")
+        return
+    stored = {n: ctx.records.reproduction(job.repo, n) for n in issues}
+    if not any(r is not None and r.reproduced for r in stored.values()):
+        # Quiet: a pull request whose issues have no reproducing test gets nothing from us.
+        log.info("verify.no_reproduction", issues=issues)
+        return
+    guard.check()
+    check_id = session.api.create_check_run(
+        pull.head_sha,
+        CHECK_NAME,
+        "Running the reproducing tests",
+        f"Running the stored reproducing tests of {', '.join(f'#{n}' for n in issues)} "
+        "on the base and on this head.",
+    )
+    try:
+        report = _report(ctx, session, job, pull, stored, guard)
+    except (ReprobotError, JobAbandoned) as exc:
+        # Never leave the check spinning: say why it stopped (a retry makes a new one).
+        title = "Superseded" if isinstance(exc, JobAbandoned) else "Could not run the tests"
+        session.api.complete_check_run(check_id, "neutral", title, inline_code(str(exc)[:500]), "")
+        raise
+    log.info("verify.finished", conclusion=report.conclusion)
+    known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
+    comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, report.comment, known)
+    ctx.records.save_comment_id(job.repo, pull.number, COMMENT_KIND, comment_id)
+    session.api.complete_check_run(
+        check_id, report.conclusion, report.title, report.summary, report.text
+    )
+    name = config.labels.verified
+    if report.conclusion == "success":
+        apply_label(session.api, ctx.records, pull.number, name, pull.labels, "verified")
+    else:
+        withdraw_label(session.api, ctx.records, pull.number, name, pull.labels)
+
+
+def _report(
+    ctx: AppContext,
+    session: job_setup.RepoSession,
+    job: Job,
+    pull: PullInfo,
+    stored: Mapping[int, ReproductionRecord | None],
+    guard: Guard,
+) -> PullReport:
+    """Fetch base and head, run every stored test and the pull request's own, and render."""
+    # The fork's head is fetched through the base repository's refs/pull/N/head.
+    mirror = job_setup.fetch(
+        ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
+    )
+    base = job_setup.snapshot(mirror, session, pull.base_sha)
+    head = job_setup.snapshot(mirror, session, pull.head_sha)
+    # Dependencies come from the base, a commit of the repository's own branches: a fork's
+    # head never decides what is installed with network access.
+    spec = job_setup.env_spec(session, base)
+    env = job_setup.environment(ctx, spec, base)
+    limits = RunLimits.from_settings(ctx.settings)
+    verdicts = []
+    for number, record in stored.items():
+        guard.check()
+        verdicts.append(_issue_verdict(ctx.docker, env, base, head, number, record, limits))
+    guard.check()
+    own = _own_tests(ctx.docker, env, base, head, session.config.config.test_paths, limits)
+    guard.check()
+    return render_pull_report(
+        repo=job.repo,
+        pull_number=pull.number,
+        head_sha=pull.head_sha,
+        issues=verdicts,
+        own_tests=own,
+        config_errors=session.config.errors,
+    )
+
+
+def _issue_verdict(
+    client: docker.DockerClient,
+    env: EnvImage,
+    base: RepoSnapshot,
+    head: RepoSnapshot,
+    number: int,
+    stored: ReproductionRecord | None,
+    limits: RunLimits,
+) -> IssueVerdict:
+    if stored is None or not stored.reproduced:
+        why = "has no reproducing test" if stored is not None else "was never reproduced"
+        return IssueVerdict(number, None, note=f"#{number} {why}, so there is nothing to run.")
+    verdict = verify(
+        client,
+        env,
+        base,
+        Patch(stored.test_patch, name=f"reproduction-{number}.diff"),
+        head=head,
+        test_ids=list(stored.failing_tests) or None,
+        limits=limits,
+    )
+    return IssueVerdict(number, verdict)
+
+
+def _own_tests(
+    client: docker.DockerClient,
+    env: EnvImage,
+    base: RepoSnapshot,
+    head: RepoSnapshot,
+    test_paths: tuple[str, ...],
+    limits: RunLimits,
+) -> OwnTests:
+    """The pull request's own test changes, run on the base with and without its code changes:
+    does the fix come with a test that fails before it?"""
+    try:
+        change = diff_between(base, head, name="pull.diff")
+    except SnapshotError as exc:
+        log.warning("verify.diff_failed", error=str(exc))
+        return OwnTests((), None)
+    files = change.files
+    tests = set(test_modules(change))
+    tests |= {
+        f
+        for f in files
+        if f.endswith(".py") and any(f.startswith(p.rstrip("/") + "/") for p in test_paths)
+    }
+    tests |= {f for f in files if f.rsplit("/", 1)[-1] == "conftest.py"}
+    if not tests - {f for f in tests if f.rsplit("/", 1)[-1] == "conftest.py"}:
+        return OwnTests((), None)
+    test_patch = change.without_files([f for f in files if f not in tests])
+    code_patch = change.without_files(sorted(tests))
+    if not code_patch.files:
+        return OwnTests(tuple(sorted(tests)), None)
+    verdict = verify(client, env, base, test_patch, fix=code_patch, limits=limits)
+    return OwnTests(tuple(sorted(tests)), verdict)

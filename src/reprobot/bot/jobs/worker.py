@@ -1,0 +1,163 @@
+"""Workers: claim a job from the ledger, keep its lease alive, run it, and record the outcome;
+and the reaper that brings back jobs whose worker died or whose message was lost."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Mapping
+
+import structlog
+
+from reprobot.bot.context import AppContext
+from reprobot.bot.errors import GitHubError, JobAbandoned
+from reprobot.bot.jobs import reproduce as job_reproduce
+from reprobot.bot.jobs import verify as job_verify
+from reprobot.bot.jobs.guard import Guard
+from reprobot.bot.jobs.queue import QueueError
+from reprobot.bot.store.ledger import Job, Ledger
+from reprobot.validation.errors import DockerUnavailableError, ReprobotError
+
+log = structlog.get_logger(__name__)
+
+
+Handler = Callable[[AppContext, Job, Guard], None]
+HANDLERS: Mapping[str, Handler] = {
+    "reproduce": job_reproduce.run,
+    "verify": job_verify.run,
+}
+
+
+class Lease(threading.Thread):
+    """Renews a job's lease while it runs; once renewal fails (a newer push superseded the job,
+    or the lease expired and another worker took it) every ``check`` raises JobAbandoned."""
+
+    def __init__(self, ledger: Ledger, job_id: int, worker: str, lease_s: float) -> None:
+        super().__init__(name=f"lease-{job_id}", daemon=True)
+        self.ledger, self.job_id, self.worker, self.lease_s = ledger, job_id, worker, lease_s
+        self._stop_event = threading.Event()
+        self.lost = False
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.lease_s / 3):
+            if not self.ledger.renew(self.job_id, self.worker, self.lease_s):
+                self.lost = True
+                return
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+    def check(self) -> None:
+        if self.lost or not self.ledger.is_current(self.job_id, self.worker):
+            self.lost = True
+            raise JobAbandoned(f"job {self.job_id} was superseded or taken over")
+
+
+def _retryable(exc: ReprobotError) -> bool:
+    if isinstance(exc, DockerUnavailableError):
+        return True
+    if isinstance(exc, GitHubError):
+        # No status: the network or git; 5xx and rate limits: GitHub itself. A 4xx other than
+        # a rate limit will not change by trying again.
+        return exc.status is None or exc.status >= 500 or exc.status in (403, 429)
+    return False
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+class JobRunner:
+    """What the queue calls with a job id."""
+
+    def __init__(self, ctx: AppContext, handlers: Mapping[str, Handler] = HANDLERS) -> None:
+        self.ctx = ctx
+        self.handlers = handlers
+
+    def __call__(self, job_id: int) -> None:
+        settings, ledger = self.ctx.settings, self.ctx.ledger
+        worker = worker_name()
+        job = ledger.claim(job_id, worker, settings.job_lease_s)
+        if job is None:
+            log.debug("job.not_claimed", job_id=job_id)
+            return
+        lease = Lease(ledger, job.id, worker, settings.job_lease_s)
+        lease.start()
+        with structlog.contextvars.bound_contextvars(
+            job_id=job.id,
+            kind=job.kind,
+            repo=job.repo,
+            number=job.number,
+            delivery=job.delivery_id,
+            attempt=job.attempts,
+        ):
+            log.info("job.started", head_sha=job.head_sha)
+            try:
+                self.handlers[job.kind](self.ctx, job, lease)
+            except JobAbandoned as exc:
+                log.info("job.abandoned", reason=str(exc))
+            except ReprobotError as exc:
+                self._failed(job, worker, exc)
+            except Exception as exc:
+                # The last line of defence of a long-running worker: record the bug on the job
+                # (it is not retried) and keep serving the next one.
+                log.exception("job.crashed")
+                ledger.finish(job.id, worker, "failed", error=f"internal error: {exc!r}"[:2000])
+            else:
+                ledger.finish(job.id, worker, "done")
+                log.info("job.done")
+            finally:
+                lease.stop()
+
+    def _failed(self, job: Job, worker: str, exc: ReprobotError) -> None:
+        settings, ledger = self.ctx.settings, self.ctx.ledger
+        if _retryable(exc) and job.attempts < settings.job_max_attempts:
+            delay = min(600.0, 10.0 * 2 ** (job.attempts - 1))
+            log.warning("job.retry", error=str(exc), delay_s=delay)
+            if ledger.release(job.id, worker, str(exc)[:2000]):
+                try:
+                    self.ctx.queue.enqueue(job.id, delay_s=delay)
+                    ledger.mark_enqueued([job.id])
+                except QueueError as qexc:
+                    log.error("job.enqueue_failed", error=str(qexc))
+            return
+        log.error("job.failed", error=str(exc))
+        ledger.finish(job.id, worker, "failed", error=str(exc)[:2000])
+
+
+class Reaper(threading.Thread):
+    """Every ``interval_s``: jobs whose lease expired go back to the queue (or fail after their
+    last attempt), and queued jobs whose message was lost are enqueued again."""
+
+    def __init__(self, ctx: AppContext, interval_s: float) -> None:
+        super().__init__(name="reaper", daemon=True)
+        self.ctx = ctx
+        self.interval_s = interval_s
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval_s):
+            self.reap_once()
+
+    def reap_once(self) -> None:
+        settings = self.ctx.settings
+        try:
+            result = self.ctx.ledger.reap(
+                settings.job_max_attempts, stale_enqueue_s=settings.job_requeue_after_s
+            )
+        except ReprobotError as exc:
+            log.error("reaper.failed", error=str(exc))
+            return
+        for job_id in result.requeued:
+            try:
+                self.ctx.queue.enqueue(job_id)
+            except QueueError as exc:
+                log.error("reaper.enqueue_failed", job_id=job_id, error=str(exc))
+                continue
+            self.ctx.ledger.mark_enqueued([job_id])
+        if result.requeued or result.failed:
+            log.info("reaper.reaped", requeued=list(result.requeued), failed=list(result.failed))
+
+    def stop(self) -> None:
+        self._stop_event.set()

@@ -1,0 +1,111 @@
+"""The markdown body of a verification comment: headline, transitions, change coverage, details."""
+
+from __future__ import annotations
+
+from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
+from reprobot.validation.results.verdict import Transition
+from reprobot.validation.verify import Verdict
+
+_KIND_TEXT = {
+    "F->P": "fail → pass (reproduced, then fixed)",
+    "E->P": "error → pass",
+    "P->P": "pass → pass",
+    "F->F": "fail → fail (still failing)",
+    "E->F": "error → fail",
+    "F->E": "fail → error",
+    "E->E": "error → error",
+    "P->F": "pass → fail (broken by the fix)",
+    "P->E": "pass → error (broken by the fix)",
+}
+_MAX_LISTED = 30
+
+
+def _headline(verdict: Verdict) -> str:
+    fixed = sum(1 for t in verdict.transitions.values() if t.fail_to_pass)
+    if verdict.status == "verified":
+        if fixed == 1:
+            return "### ✅ Verified: 1 reproducing test fails before this change and passes with it"
+        return f"### ✅ Verified: {fixed} reproducing tests fail before this change, pass with it"
+    if verdict.status == "not_verified":
+        failing = sum(1 for t in verdict.transitions.values() if t.fails_after)
+        if fixed == 0:
+            why = "no reproducing test goes from fail to pass"
+        else:
+            why = "1 test fails" if failing == 1 else f"{failing} tests fail"
+            why += " with this change"
+        return f"### ❌ Not verified: {why}"
+    return "### ⚠️ Inconclusive: the tests could not give a verdict"
+
+
+def _coverage_line(verdict: Verdict) -> str:
+    cc = verdict.change_coverage
+    if cc.ratio is None:
+        return "**Change coverage:** no executable Python line changed."
+    text = (
+        f"**Change coverage:** the tests execute {cc.covered} of {cc.executable} "
+        f"executable changed lines ({cc.ratio:.0%})."
+    )
+    uncovered = [(f.path, f.uncovered) for f in cc.files if f.uncovered]
+    if uncovered:
+        items = "\n".join(
+            f"- {inline_code(path)}: lines {', '.join(lines[:40])}{' …' if len(lines) > 40 else ''}"
+            for path, lines in uncovered
+        )
+        text += (
+            "\n\nNot executed (`-N`: removed line, numbered before the change; "
+            f"`+N`: added line, numbered after it):\n{items}"
+        )
+    return text
+
+
+def _test_list(items: list[Transition]) -> str:
+    shown = [f"- {inline_code(t.test_id)}" for t in items[:_MAX_LISTED]]
+    if len(items) > _MAX_LISTED:
+        shown.append(f"- … and {len(items) - _MAX_LISTED} more")
+    return "\n".join(shown)
+
+
+def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
+    """The comment body for ``verdict``; always under GitHub's comment size limit."""
+    parts = [_headline(verdict), ""]
+    if verdict.reasons:
+        parts += [f"- {inline_code(r)}" for r in verdict.reasons] + [""]
+    counts = verdict.counts()
+    if counts:
+        parts += ["| tests | count |", "|---|---:|"]
+        parts += [f"| {_KIND_TEXT.get(k, k)} | {n} |" for k, n in counts.items()]
+        parts.append("")
+    fixed = [t for t in verdict.transitions.values() if t.fail_to_pass]
+    failing = [t for t in verdict.transitions.values() if t.fails_after]
+    for label, chosen in (
+        ("Reproducing tests fixed by this change", fixed),
+        ("Tests failing with this change", failing),
+    ):
+        if chosen:
+            parts += [f"**{label}:**", _test_list(chosen), ""]
+    parts += [_coverage_line(verdict), ""]
+    details = [
+        "<details><summary>Details</summary>",
+        "",
+        f"Base `{verdict.base_sha[:12]}`"
+        + (f", head `{verdict.head_sha[:12]}`" if verdict.head_sha else ", fix applied as a patch"),
+        "",
+        "| test | before | after |",
+        "|---|---|---|",
+    ]
+    for t in list(verdict.transitions.values())[:200]:
+        details.append(f"| {inline_code(t.test_id)} | {t.before.value} | {t.after.value} |")
+    for label, run in (("before", verdict.before), ("after", verdict.after)):
+        shown = [t for t, o in run.outcomes.items() if not o.is_pass and t in run.failures][:5]
+        for test_id in shown:
+            details += [
+                "",
+                f"Failure {label} the change, {inline_code(test_id)}:",
+                "",
+                fence(trim(run.failures[test_id], 3000)),
+            ]
+    details += ["", "</details>"]
+    body = "\n".join(parts + details)
+    if len(body) > COMMENT_LIMIT:
+        body = "\n".join(parts) + "\n\n_(details left out: too long for one comment)_"
+    return trim(body, COMMENT_LIMIT, keep="head")

@@ -1,0 +1,477 @@
+"""The job ledger: one row per unit of work, with state, a lease and attempts.
+
+Webhook deliveries map onto jobs by key, so redeliveries and duplicate events land on the same
+row. Workers claim a job with a lease and must hold it to finish; a reaper returns jobs whose
+worker vanished. Every transition is a conditional UPDATE, so concurrent callers (threads,
+processes, machines) cannot both win.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, cast
+
+from sqlalchemy import Connection, Engine, RowMapping, and_, or_, select, text, update
+from sqlalchemy.sql.elements import ColumnElement
+
+from reprobot.bot.store.engine import insert_ignore
+from reprobot.bot.store.models import DeliveryRow, JobRow, utc, utc_or_none
+
+JobKind = Literal["reproduce", "verify"]
+JobState = Literal["queued", "running", "done", "failed", "superseded"]
+
+LIVE_STATES: tuple[JobState, ...] = ("queued", "running")
+FINISHED_STATES: tuple[JobState, ...] = ("done", "failed", "superseded")
+
+
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def reproduce_key(repo: str, issue: int) -> str:
+    """The ledger key of the reproduction job for an issue: one per issue."""
+    return f"reproduce:{repo}#{issue}"
+
+
+def verify_key(repo: str, pr: int, head_sha: str) -> str:
+    """The ledger key of the verification job for a PR at one head commit."""
+    return f"verify:{repo}#{pr}@{head_sha}"
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """A unit of work a delivery asks for; ``key`` decides which requests are the same job."""
+
+    kind: JobKind
+    key: str
+    repo: str
+    installation_id: int
+    number: int
+    head_sha: str | None = None
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    # A command or a re-requested check: run again even if the job already finished.
+    rerun: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job row as read; timestamps are aware UTC datetimes."""
+
+    id: int
+    key: str
+    kind: JobKind
+    repo: str
+    installation_id: int
+    number: int
+    head_sha: str | None
+    state: JobState
+    attempts: int
+    lease_until: datetime | None
+    worker: str | None
+    delivery_id: str | None
+    payload: dict[str, Any]
+    error: str | None
+    superseded_by: int | None
+    created_at: datetime
+    updated_at: datetime
+    enqueued_at: datetime | None
+
+
+@dataclass(frozen=True)
+class DeliveryOutcome:
+    """What recording a delivery did."""
+
+    new: bool  # False: this delivery id was already recorded (a redelivery or a duplicate)
+    job_ids: tuple[int, ...]  # the jobs this delivery maps to (also for a duplicate delivery)
+    to_enqueue: tuple[int, ...]  # jobs created or reset to queued by this call
+
+
+@dataclass(frozen=True)
+class ReapResult:
+    """Jobs the reaper found: ``requeued`` need an enqueue, ``failed`` ran out of attempts."""
+
+    requeued: tuple[int, ...]
+    failed: tuple[int, ...]
+
+
+def _job(row: RowMapping) -> Job:
+    return Job(
+        id=row["id"],
+        key=row["key"],
+        kind=cast(JobKind, row["kind"]),
+        repo=row["repo"],
+        installation_id=row["installation_id"],
+        number=row["number"],
+        head_sha=row["head_sha"],
+        state=cast(JobState, row["state"]),
+        attempts=row["attempts"],
+        lease_until=utc_or_none(row["lease_until"]),
+        worker=row["worker"],
+        delivery_id=row["delivery_id"],
+        payload=dict(row["payload"] or {}),
+        error=row["error"],
+        superseded_by=row["superseded_by"],
+        created_at=utc(row["created_at"]),
+        updated_at=utc(row["updated_at"]),
+        enqueued_at=utc_or_none(row["enqueued_at"]),
+    )
+
+
+def _lease_expired(now: datetime) -> ColumnElement[bool]:
+    # A running row without a lease cannot be renewed by anyone, so it counts as expired.
+    return or_(JobRow.lease_until.is_(None), JobRow.lease_until < now)
+
+
+def _pr_lock_id(repo: str, number: int) -> int:
+    digest = hashlib.blake2b(f"verify:{repo}#{number}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class Ledger:
+    """The job ledger over ``engine``; ``clock`` returns the current time (aware, any zone)."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], datetime] = _system_clock) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    def _now(self) -> datetime:
+        return utc(self._clock())
+
+    # -- deliveries -------------------------------------------------------------------------
+
+    def record_delivery(
+        self,
+        delivery_id: str,
+        event: str,
+        action: str | None,
+        repo: str | None,
+        requests: Sequence[JobRequest],
+    ) -> DeliveryOutcome:
+        """Record a delivery and the jobs it asks for, in one transaction.
+
+        A delivery id seen before returns ``new=False`` with the jobs stored for it and nothing
+        to enqueue. Otherwise each request lands on the job with its key: a missing job is
+        created queued; a queued or running one is left alone (a duplicate event); a finished
+        one is reset to queued only when ``request.rerun``. A verification job created or reset
+        here supersedes every other queued or running verification of the same PR.
+        ``to_enqueue`` lists exactly the jobs this call made runnable.
+        """
+        now = self._now()
+        with self._engine.begin() as conn:
+            self._lock_prs(conn, requests)
+            inserted = insert_ignore(
+                conn,
+                DeliveryRow,
+                {
+                    "delivery_id": delivery_id,
+                    "event": event,
+                    "action": action,
+                    "repo": repo,
+                    "received_at": now,
+                    "job_ids": [],
+                },
+            )
+            if not inserted:
+                stored = conn.execute(
+                    select(DeliveryRow.job_ids).where(DeliveryRow.delivery_id == delivery_id)
+                ).scalar_one()
+                return DeliveryOutcome(new=False, job_ids=tuple(stored or ()), to_enqueue=())
+
+            job_ids: list[int] = []
+            to_enqueue: list[int] = []
+            for request in requests:
+                job_id, runnable = self._upsert_job(conn, request, delivery_id, now)
+                if job_id not in job_ids:
+                    job_ids.append(job_id)
+                if runnable:
+                    if job_id not in to_enqueue:
+                        to_enqueue.append(job_id)
+                    if request.kind == "verify":
+                        self._supersede_others(conn, request, job_id, now)
+            conn.execute(
+                update(DeliveryRow)
+                .where(DeliveryRow.delivery_id == delivery_id)
+                .values(job_ids=job_ids)
+            )
+        return DeliveryOutcome(new=True, job_ids=tuple(job_ids), to_enqueue=tuple(to_enqueue))
+
+    @staticmethod
+    def _lock_prs(conn: Connection, requests: Sequence[JobRequest]) -> None:
+        # SQLite's BEGIN IMMEDIATE already serialises writers. PostgreSQL (READ COMMITTED) does
+        # not: two pushes to one PR recorded at once would each miss the other's uncommitted
+        # job and both stay live, so verification deliveries of one PR take a transaction lock.
+        # Sorted, so two deliveries that touch several PRs cannot deadlock.
+        if conn.dialect.name != "postgresql":
+            return
+        lock_ids = sorted({_pr_lock_id(r.repo, r.number) for r in requests if r.kind == "verify"})
+        for lock_id in lock_ids:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock_id})
+
+    @staticmethod
+    def _upsert_job(
+        conn: Connection, request: JobRequest, delivery_id: str, now: datetime
+    ) -> tuple[int, bool]:
+        """The id of the job for ``request`` and whether this call made it runnable."""
+        created = insert_ignore(
+            conn,
+            JobRow,
+            {
+                "key": request.key,
+                "kind": request.kind,
+                "repo": request.repo,
+                "installation_id": request.installation_id,
+                "number": request.number,
+                "head_sha": request.head_sha,
+                "state": "queued",
+                "attempts": 0,
+                "lease_until": None,
+                "worker": None,
+                "delivery_id": delivery_id,
+                "payload": dict(request.payload),
+                "error": None,
+                "superseded_by": None,
+                "created_at": now,
+                "updated_at": now,
+                "enqueued_at": None,
+            },
+        )
+        job_id, state = conn.execute(
+            select(JobRow.id, JobRow.state).where(JobRow.key == request.key)
+        ).one()
+        if created:
+            return job_id, True
+        if state in LIVE_STATES or not request.rerun:
+            return job_id, False
+        # Conditional on the state still being finished: of two concurrent reruns only one
+        # resets (and enqueues) the job.
+        reset = conn.execute(
+            update(JobRow)
+            .where(JobRow.id == job_id, JobRow.state.in_(FINISHED_STATES))
+            .values(
+                state="queued",
+                attempts=0,
+                error=None,
+                worker=None,
+                lease_until=None,
+                superseded_by=None,
+                delivery_id=delivery_id,
+                # A rerun carries the newest request's data (an installation can be recreated).
+                installation_id=request.installation_id,
+                payload=dict(request.payload),
+                updated_at=now,
+                enqueued_at=None,
+            )
+        )
+        return job_id, reset.rowcount == 1
+
+    @staticmethod
+    def _supersede_others(
+        conn: Connection, request: JobRequest, job_id: int, now: datetime
+    ) -> None:
+        conn.execute(
+            update(JobRow)
+            .where(
+                JobRow.repo == request.repo,
+                JobRow.number == request.number,
+                JobRow.kind == request.kind,
+                JobRow.id != job_id,
+                JobRow.state.in_(LIVE_STATES),
+            )
+            .values(state="superseded", superseded_by=job_id, lease_until=None, updated_at=now)
+        )
+
+    def mark_enqueued(self, job_ids: Sequence[int]) -> None:
+        """Note that these jobs were handed to the queue now (the reaper re-lists stale ones)."""
+        if not job_ids:
+            return
+        now = self._now()
+        with self._engine.begin() as conn:
+            conn.execute(update(JobRow).where(JobRow.id.in_(list(job_ids))).values(enqueued_at=now))
+
+    # -- leases -------------------------------------------------------------------------------
+
+    def claim(self, job_id: int, worker: str, lease_s: float) -> Job | None:
+        """Take the job for ``worker`` for ``lease_s`` seconds and count an attempt.
+
+        Succeeds for a queued job or a running one whose lease expired; returns the job as
+        claimed, or None when it is running elsewhere, finished, superseded or unknown.
+        """
+        now = self._now()
+        with self._engine.begin() as conn:
+            claimed = conn.execute(
+                update(JobRow)
+                .where(
+                    JobRow.id == job_id,
+                    or_(
+                        JobRow.state == "queued",
+                        and_(JobRow.state == "running", _lease_expired(now)),
+                    ),
+                )
+                .values(
+                    state="running",
+                    attempts=JobRow.attempts + 1,
+                    lease_until=now + timedelta(seconds=lease_s),
+                    worker=worker,
+                    updated_at=now,
+                )
+            )
+            if claimed.rowcount != 1:
+                return None
+            return self._get(conn, job_id)
+
+    def _owned(self, job_id: int, worker: str) -> tuple[ColumnElement[bool], ...]:
+        return (JobRow.id == job_id, JobRow.state == "running", JobRow.worker == worker)
+
+    def renew(self, job_id: int, worker: str, lease_s: float) -> bool:
+        """Extend the lease to ``lease_s`` from now; False unless running under ``worker``."""
+        now = self._now()
+        with self._engine.begin() as conn:
+            renewed = conn.execute(
+                update(JobRow)
+                .where(*self._owned(job_id, worker))
+                .values(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
+            )
+            return renewed.rowcount == 1
+
+    def finish(
+        self,
+        job_id: int,
+        worker: str,
+        state: Literal["done", "failed"],
+        error: str | None = None,
+    ) -> bool:
+        """Record the outcome; False (and no change) unless still running under ``worker``."""
+        now = self._now()
+        with self._engine.begin() as conn:
+            finished = conn.execute(
+                update(JobRow)
+                .where(*self._owned(job_id, worker))
+                .values(state=state, error=error, lease_until=None, updated_at=now)
+            )
+            return finished.rowcount == 1
+
+    def release(self, job_id: int, worker: str, error: str) -> bool:
+        """Give the job back after a retryable failure: queued again, attempts kept.
+
+        The job is left needing an enqueue (the reaper lists it). False unless it was still
+        running under ``worker``.
+        """
+        now = self._now()
+        with self._engine.begin() as conn:
+            released = conn.execute(
+                update(JobRow)
+                .where(*self._owned(job_id, worker))
+                .values(
+                    state="queued",
+                    error=error,
+                    worker=None,
+                    lease_until=None,
+                    enqueued_at=None,
+                    updated_at=now,
+                )
+            )
+            return released.rowcount == 1
+
+    def is_current(self, job_id: int, worker: str) -> bool:
+        """True while the job is running under ``worker`` (not superseded, finished or stolen)."""
+        with self._engine.connect() as conn:
+            found = conn.execute(select(JobRow.id).where(*self._owned(job_id, worker))).first()
+            return found is not None
+
+    def reap(self, max_attempts: int, stale_enqueue_s: float) -> ReapResult:
+        """Recover jobs whose worker or enqueue was lost.
+
+        A running job whose lease expired fails after ``max_attempts`` attempts (error
+        "worker lost after N attempts") and is otherwise queued again. ``requeued`` lists
+        those plus queued jobs never enqueued or enqueued more than ``stale_enqueue_s`` ago;
+        the caller enqueues them and calls ``mark_enqueued``.
+        """
+        now = self._now()
+        requeued: list[int] = []
+        failed: list[int] = []
+        with self._engine.begin() as conn:
+            expired = conn.execute(
+                select(JobRow.id, JobRow.attempts)
+                .where(JobRow.state == "running", _lease_expired(now))
+                .order_by(JobRow.id)
+            ).all()
+            for job_id, attempts in expired:
+                # Re-checked in the UPDATE: a worker may have claimed or renewed it meanwhile.
+                still_expired = (
+                    JobRow.id == job_id,
+                    JobRow.state == "running",
+                    JobRow.attempts == attempts,
+                    _lease_expired(now),
+                )
+                if attempts >= max_attempts:
+                    result = conn.execute(
+                        update(JobRow)
+                        .where(*still_expired)
+                        .values(
+                            state="failed",
+                            error=f"worker lost after {attempts} attempts",
+                            lease_until=None,
+                            updated_at=now,
+                        )
+                    )
+                    if result.rowcount == 1:
+                        failed.append(job_id)
+                else:
+                    result = conn.execute(
+                        update(JobRow)
+                        .where(*still_expired)
+                        .values(
+                            state="queued",
+                            worker=None,
+                            lease_until=None,
+                            enqueued_at=None,
+                            updated_at=now,
+                        )
+                    )
+                    if result.rowcount == 1:
+                        requeued.append(job_id)
+            stale_before = now - timedelta(seconds=stale_enqueue_s)
+            lost = conn.execute(
+                select(JobRow.id)
+                .where(
+                    JobRow.state == "queued",
+                    or_(JobRow.enqueued_at.is_(None), JobRow.enqueued_at < stale_before),
+                )
+                .order_by(JobRow.id)
+            ).scalars()
+            requeued.extend(job_id for job_id in lost if job_id not in requeued)
+        return ReapResult(requeued=tuple(requeued), failed=tuple(failed))
+
+    # -- reads --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _get(conn: Connection, job_id: int) -> Job | None:
+        row = conn.execute(select(JobRow.__table__).where(JobRow.id == job_id)).mappings().first()
+        return None if row is None else _job(row)
+
+    def get(self, job_id: int) -> Job | None:
+        """The job with ``job_id``, or None."""
+        with self._engine.connect() as conn:
+            return self._get(conn, job_id)
+
+    def jobs(self, repo: str | None = None) -> list[Job]:
+        """All jobs (of ``repo`` when given), oldest first."""
+        stmt = select(JobRow.__table__).order_by(JobRow.id)
+        if repo is not None:
+            stmt = stmt.where(JobRow.repo == repo)
+        with self._engine.connect() as conn:
+            return [_job(row) for row in conn.execute(stmt).mappings()]
+
+    def pulls_verified_at(self, repo: str, head_sha: str) -> list[int]:
+        """The pull requests of ``repo`` with a verification job of ``head_sha``."""
+        stmt = (
+            select(JobRow.number)
+            .where(JobRow.repo == repo, JobRow.kind == "verify", JobRow.head_sha == head_sha)
+            .distinct()
+            .order_by(JobRow.number)
+        )
+        with self._engine.connect() as conn:
+            return [int(n) for n in conn.execute(stmt).scalars()]

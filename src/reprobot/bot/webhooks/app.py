@@ -1,0 +1,161 @@
+"""``reprobot serve``'s web application: the webhook endpoint and the health probes.
+
+The webhook does as little as it safely can: check the signature, record the delivery and its
+jobs in one transaction, enqueue, and answer 202. Everything slow happens in a worker.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from githubkit.webhooks import verify
+from sqlalchemy.exc import SQLAlchemyError
+
+from reprobot.bot.context import AppContext
+from reprobot.bot.jobs.queue import QueueError
+from reprobot.bot.store.engine import StoreError, ping
+from reprobot.bot.webhooks.route_context import RouteContext
+from reprobot.bot.webhooks.router import BadDelivery, route
+from reprobot.validation.errors import DockerUnavailableError
+
+log = structlog.get_logger(__name__)
+
+# GitHub caps a delivery at 25 MB.
+MAX_BODY = 25 * 1024 * 1024
+
+
+def signature_ok(secret: str, body: bytes, signature: str | None) -> bool:
+    """True when ``signature`` is the HMAC-SHA256 of ``body`` under ``secret``. SHA-1 signatures
+    (``X-Hub-Signature``) are not accepted, whatever they say."""
+    if not secret or not signature or not signature.startswith("sha256="):
+        return False
+    return bool(verify(secret, body, signature))
+
+
+def _answer(code: int, **content: Any) -> JSONResponse:
+    return JSONResponse(content, status_code=code)
+
+
+def create_app(
+    ctx: AppContext,
+    on_startup: Callable[[], None] | None = None,
+    on_shutdown: Callable[[], None] | None = None,
+) -> FastAPI:
+    """The FastAPI application over ``ctx``; ``on_startup``/``on_shutdown`` start and stop an
+    embedded worker."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if on_startup is not None:
+            on_startup()
+        try:
+            yield
+        finally:
+            if on_shutdown is not None:
+                on_shutdown()
+
+    app = FastAPI(title="Reprobot", docs_url=None, redoc_url=None, lifespan=lifespan)
+    secret = ctx.settings.webhook_secret.get_secret_value()
+    route_ctx = RouteContext(app_id=ctx.github.app_id, ledger=ctx.ledger, records=ctx.records)
+
+    def accept(delivery: str, event: str, body: bytes) -> JSONResponse:
+        routed = route(event, body, route_ctx)
+        parsed = routed.event
+        repo = parsed.repository.full_name if parsed and parsed.repository else None
+        action = parsed.action if parsed else None
+        outcome = ctx.ledger.record_delivery(delivery, event, action, repo, routed.requests)
+        enqueued = []
+        for job_id in outcome.to_enqueue:
+            try:
+                ctx.queue.enqueue(job_id)
+                enqueued.append(job_id)
+            except QueueError as exc:
+                # The job is durable in the ledger; the reaper enqueues it again.
+                log.error("webhook.enqueue_failed", job_id=job_id, error=str(exc))
+        if enqueued:
+            ctx.ledger.mark_enqueued(enqueued)
+        log.info(
+            "webhook.accepted",
+            github_event=event,
+            action=action,
+            repo=repo,
+            jobs=list(outcome.job_ids),
+            duplicate=not outcome.new,
+            note=routed.note,
+        )
+        return _answer(
+            202,
+            delivery=delivery,
+            jobs=list(outcome.job_ids),
+            duplicate=not outcome.new,
+            note=routed.note,
+        )
+
+    @app.post("/webhook")
+    async def webhook(request: Request) -> JSONResponse:
+        started = time.perf_counter()
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            return _answer(413, error="delivery too large")
+        if not signature_ok(secret, body, request.headers.get("x-hub-signature-256")):
+            log.warning("webhook.bad_signature", delivery=request.headers.get("x-github-delivery"))
+            return _answer(401, error="invalid or missing X-Hub-Signature-256")
+        delivery = request.headers.get("x-github-delivery", "")
+        event = request.headers.get("x-github-event", "")
+        if not delivery or not event or len(delivery) > 200:
+            return _answer(400, error="X-GitHub-Delivery and X-GitHub-Event are required")
+        if event == "ping":
+            return _answer(200, pong=True)
+        with structlog.contextvars.bound_contextvars(delivery=delivery):
+            try:
+                response = await run_in_threadpool(accept, delivery, event, body)
+            except BadDelivery as exc:
+                log.warning("webhook.bad_delivery", github_event=event, error=str(exc))
+                return _answer(400, error=str(exc))
+            except (SQLAlchemyError, StoreError) as exc:
+                # Nothing was recorded: a 5xx makes the delivery show as failed, and GitHub's
+                # redelivery (or the maintainer's "Redeliver") brings it back.
+                log.error("webhook.store_failed", github_event=event, error=str(exc))
+                return _answer(503, error="the delivery could not be stored; redeliver it")
+            log.debug("webhook.latency", ms=round((time.perf_counter() - started) * 1000, 2))
+            return response
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        return _answer(200, status="ok")
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        def check() -> dict[str, str]:
+            checks: dict[str, str] = {}
+            try:
+                ping(ctx.engine)
+                checks["database"] = "ok"
+            except StoreError as exc:
+                checks["database"] = str(exc)
+            try:
+                ctx.queue.ping()
+                checks["queue"] = "ok"
+            except QueueError as exc:
+                checks["queue"] = str(exc)
+            try:
+                ctx.docker.ping()
+                checks["docker"] = "ok"
+            except (DockerUnavailableError, OSError) as exc:
+                checks["docker"] = str(exc)
+            except Exception as exc:  # noqa: BLE001 - the Docker SDK raises requests' errors too
+                checks["docker"] = f"not reachable: {exc}"
+            return checks
+
+        checks = await run_in_threadpool(check)
+        ready = all(v == "ok" for v in checks.values())
+        return _answer(200 if ready else 503, ready=ready, checks=checks)
+
+    return app

@@ -1,0 +1,205 @@
+"""Sandbox commands: ``sandbox build``, ``sandbox reap``, ``env build`` and ``run-tests``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from reprobot.settings import Settings
+from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envdetect import detect_env_spec
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.errors import ReprobotError
+from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.sandbox.container import connect, reap
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+_STYLE = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
+
+
+def register(sub: Any) -> None:
+    sandbox = sub.add_parser("sandbox", help="sandbox base images and container clean-up")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    build = sandbox_sub.add_parser(
+        "build", help="make sure the base image of a Python version exists"
+    )
+    build.add_argument("--python", action="append", choices=sorted(DEBIAN_SUITES), default=None)
+    build.set_defaults(handler=cmd_sandbox_build)
+    reaper = sandbox_sub.add_parser("reap", help="remove sandbox containers past their deadline")
+    reaper.set_defaults(handler=cmd_sandbox_reap)
+
+    env = sub.add_parser("env", help="environment images")
+    env_sub = env.add_subparsers(dest="env_command", required=True)
+    env_build = env_sub.add_parser(
+        "build", help="build (or find) the environment image of a commit"
+    )
+    add_env_arguments(env_build)
+    env_build.add_argument("--json", action="store_true")
+    env_build.set_defaults(handler=cmd_env_build)
+
+    run = sub.add_parser("run-tests", help="run a commit's tests (plus patches) in the sandbox")
+    add_env_arguments(run)
+    run.add_argument(
+        "--patch",
+        action="append",
+        default=[],
+        type=Path,
+        help="a unified diff to apply (repeatable)",
+    )
+    run.add_argument(
+        "--test", action="append", default=[], help="a test id or file to run (repeatable)"
+    )
+    run.add_argument(
+        "--coverage", action="store_true", help="collect line coverage with coverage.py"
+    )
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds")
+    run.set_defaults(handler=cmd_run_tests)
+
+
+def add_env_arguments(
+    parser: argparse.ArgumentParser,
+    ref_flag: str = "--ref",
+    repo_help: str | None = None,
+) -> None:
+    """Options that locate a commit and the environment to test it in. With ``repo_help``
+    ``--repo`` is kept as text (it may be a URL), otherwise it is a local path."""
+    if repo_help is None:
+        parser.add_argument("--repo", required=True, type=Path, help="a local git repository")
+    else:
+        parser.add_argument("--repo", required=True, help=repo_help)
+    parser.add_argument(
+        ref_flag, dest="ref", default="HEAD", help="the commit to test (default HEAD)"
+    )
+    parser.add_argument(
+        "--env-ref",
+        default=None,
+        help="the trusted commit to build the environment from (default --ref)",
+    )
+    parser.add_argument(
+        "--spec", type=Path, default=None, help="an EnvSpec as JSON (default: detected)"
+    )
+    parser.add_argument("--python", choices=sorted(DEBIAN_SUITES), default=None)
+    parser.add_argument("--install", default=None, help="install command, run in the repository")
+    parser.add_argument("--test-cmd", default=None, help="pytest command line")
+    parser.add_argument("--name", default=None, help="repository name (owner/name) for image tags")
+
+
+def cmd_sandbox_build(args: argparse.Namespace, settings: Settings) -> int:
+    client = connect()
+    for python in args.python or ["3.11"]:
+        print(ensure_base_image(client, python, settings))
+    return 0
+
+
+def cmd_sandbox_reap(args: argparse.Namespace, settings: Settings) -> int:
+    removed = reap(connect())
+    print(f"removed {len(removed)} container(s)")
+    return 0
+
+
+def resolve_spec(args: argparse.Namespace, snapshot: RepoSnapshot) -> EnvSpec:
+    if args.spec:
+        try:
+            spec = EnvSpec.model_validate_json(Path(args.spec).read_text())
+        except ValueError as exc:
+            raise ReprobotError(f"{args.spec} is not a valid EnvSpec: {exc}") from exc
+    else:
+        spec = detect_env_spec(snapshot)
+    overrides: dict[str, Any] = {}
+    if args.python:
+        overrides["python"] = args.python
+    if args.install:
+        overrides["install"] = args.install
+    if args.test_cmd:
+        overrides["test_cmd"] = args.test_cmd
+    return spec.model_copy(update=overrides) if overrides else spec
+
+
+def _environment(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[Any, RepoSnapshot, EnvImage]:
+    client = connect()
+    snapshot = RepoSnapshot.from_git(args.repo, args.ref, args.name)
+    trusted = (
+        RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else snapshot
+    )
+    spec = resolve_spec(args, trusted)
+    return client, snapshot, ensure_environment(client, spec, trusted, settings)
+
+
+def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
+    _, _, env = _environment(args, settings)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "image": env.tag,
+                    "spec": env.spec.model_dump(mode="json"),
+                    "skipped": list(env.skipped),
+                }
+            )
+        )
+    else:
+        print(env.tag)
+        for line in env.skipped:
+            print(f"  skipped: {line}")
+    return 0
+
+
+def cmd_run_tests(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        patches = [Patch.from_file(p) for p in args.patch]
+    except OSError as exc:
+        raise ReprobotError(f"cannot read patch: {exc}") from exc
+    client, snapshot, env = _environment(args, settings)
+    limits = RunLimits.from_settings(settings)
+    if args.timeout:
+        limits = RunLimits(**{**limits.__dict__, "timeout_s": args.timeout})
+    run = run_tests(client, env, snapshot, patches, args.test, args.coverage, limits)
+    if args.json:
+        print(json.dumps({"image": env.tag, "sha": snapshot.sha, **run.to_json()}))
+    else:
+        _print_run(run, env)
+    return 0
+
+
+def _print_run(run: TestRun, env: EnvImage) -> None:
+    console = Console(file=sys.stdout, highlight=False)
+    for patch in run.patches:
+        state = f"applied ({patch.method})" if patch.applied else "DOES NOT APPLY"
+        console.print(f"patch {patch.name}: {state}")
+        if not patch.applied:
+            console.print(patch.output, markup=False)
+    table = Table("test", "outcome", title=f"{len(run.outcomes)} tests in {env.tag}")
+    for test_id, outcome in sorted(run.outcomes.items()):
+        value = Outcome.ERROR.value if outcome is Outcome.MISSING else outcome.value
+        label = f"{value} (not reported)" if outcome is Outcome.MISSING else value
+        table.add_row(test_id, f"[{_STYLE[value]}]{label}[/]")
+    if run.outcomes:
+        console.print(table)
+    counts: dict[str, int] = {}
+    for outcome in run.outcomes.values():
+        counts[outcome.value] = counts.get(outcome.value, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no tests ran"
+    console.print(f"{summary} in {run.duration_s:.1f}s", markup=False)
+    if run.limits_hit:
+        console.print(f"limits hit: {', '.join(sorted(run.limits_hit))}", markup=False)
+    if run.error:
+        console.print(f"error: {run.error}", markup=False)
+        console.print(run.log_excerpt[-3000:], markup=False)
+    if run.coverage is not None:
+        statements = sum(len(fc.statements) for fc in run.coverage.values())
+        executed = sum(len(fc.executed) for fc in run.coverage.values())
+        share = executed / statements if statements else 0.0
+        console.print(f"coverage: {executed}/{statements} statements ({share:.0%})", markup=False)

@@ -1,0 +1,70 @@
+"""``reprobot verify``: grade a fix against a test patch, as the App does on a pull request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from reprobot.bot.render.verdict import render_verdict
+from reprobot.cli.sandbox import add_env_arguments, resolve_spec
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import ensure_environment
+from reprobot.validation.errors import ReprobotError
+from reprobot.validation.sandbox.container import connect
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "verify", help="run a test patch before and after a fix and report the transitions"
+    )
+    add_env_arguments(parser, ref_flag="--base")
+    fix = parser.add_mutually_exclusive_group(required=True)
+    fix.add_argument("--head", help="the fixed commit (e.g. a pull request's head)")
+    fix.add_argument("--fix", type=Path, help="the fix as a unified diff applied to --base")
+    parser.add_argument("--tests", required=True, type=Path, help="the test patch (unified diff)")
+    parser.add_argument("--test", action="append", default=None, help="grade only these test ids")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--markdown", action="store_true", help="print the comment body")
+    parser.set_defaults(handler=cmd_verify)
+
+
+def _read_patch(path: Path) -> Patch:
+    try:
+        return Patch.from_file(path)
+    except OSError as exc:
+        raise ReprobotError(f"cannot read patch: {exc}") from exc
+
+
+def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    tests = _read_patch(args.tests)
+    fix = _read_patch(args.fix) if args.fix else None
+    client = connect()
+    base = RepoSnapshot.from_git(args.repo, args.ref, args.name)
+    head = RepoSnapshot.from_git(args.repo, args.head, args.name) if args.head else None
+    # The environment comes from the trusted base (or --env-ref), never from the fix's head.
+    trusted = RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else base
+    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings)
+    verdict = verify(
+        client,
+        env,
+        base,
+        tests,
+        fix=fix,
+        head=head,
+        test_ids=args.test,
+        limits=RunLimits.from_settings(settings),
+    )
+    if args.json:
+        print(json.dumps(verdict.to_json()))
+    elif args.markdown:
+        print(render_verdict(verdict))
+    else:
+        print(render_verdict(verdict))
+    return 0

@@ -1,0 +1,1 @@
+"""The no-LLM drafter: the issue's own examples turned into tests in the repository's layout."""

@@ -1,0 +1,239 @@
+"""Reproductions through a command line: the files an issue shows, the command run on them, and
+what its output should or should not contain.
+
+Linters, test runners and checkers are reported this way: "with this file, ``tool -x file.py``
+prints <wrong line>, it should print <right line>". The test writes the files into a temporary
+directory, runs the project's own command there with the running interpreter, and asserts on
+the output, with numbers and whitespace matched loosely (line numbers and paths move between
+the reporter's machine and the sandbox).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from reprobot.generation.drafter.snippets import repair
+from reprobot.generation.issue.names import spans
+from reprobot.generation.issue.report import CodeBlock, IssueReport
+from reprobot.generation.repo.test_layout import TestLayout
+
+_PROMPT = re.compile(r"^\s*(?:\$|>|%|#)\s+(?P<cmd>\S.*)$")
+_SCRIPT = re.compile(r"^\s*(?P<name>[\w.-]+)\s*=\s*['\"]?(?P<target>[\w.]+:[\w.]+)['\"]?\s*,?\s*$")
+_PY_NAME = re.compile(r"(?<![\w/.-])(?P<name>[\w-]+\.py)\b")
+_MAX_OUTPUT_LINES = 6
+_GENERIC = re.compile(
+    r"^(?:=+.*=+|-+|platform |rootdir|cachedir|plugins:|collected |collecting|Ran \d|OK$|\s*$)"
+)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """How to start a command of the project with the test's interpreter."""
+
+    name: str
+    argv_prefix: tuple[str, ...]  # after sys.executable
+
+
+@dataclass(frozen=True)
+class CliCase:
+    tool: Tool
+    args: tuple[str, ...]
+    files: dict[str, str]
+    absent: tuple[str, ...]  # output lines the issue reports as wrong
+    present: tuple[str, ...]  # output lines the issue shows as right
+
+
+def console_scripts(manifests: Mapping[str, str]) -> dict[str, str]:
+    """Console scripts declared in pyproject.toml, setup.cfg or setup.py: name → module:function."""
+    out: dict[str, str] = {}
+    text = manifests.get("pyproject.toml")
+    if text:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            data = {}
+        project = data.get("project")
+        scripts = project.get("scripts") if isinstance(project, dict) else None
+        if isinstance(scripts, dict):
+            out.update({str(k): str(v) for k, v in scripts.items()})
+    for name in ("setup.cfg", "setup.py"):
+        for line in (manifests.get(name) or "").split("\n"):
+            match = _SCRIPT.match(line.strip().strip("'\""))
+            if match:
+                out.setdefault(match.group("name"), match.group("target"))
+    return out
+
+
+def project_tools(layout: TestLayout, manifests: Mapping[str, str]) -> dict[str, Tool]:
+    tools: dict[str, Tool] = {}
+    for name, target in console_scripts(manifests).items():
+        module, _, function = target.partition(":")
+        code = (
+            f"import sys; from {module} import {function.split('.')[0]} as main; sys.exit(main())"
+        )
+        if function.count(".") == 0 and module.replace(".", "").replace("_", "").isalnum():
+            tools[name] = Tool(name, ("-c", code))
+    for package in layout.packages:
+        if f"{package}.__main__" in layout.modules:
+            tools[package] = Tool(package, ("-m", package))
+    return tools
+
+
+def _commands(issue: IssueReport, tools: Mapping[str, Tool]) -> list[tuple[int, str]]:
+    """(line, command) pairs naming a project tool: prompt lines in blocks, code spans in prose."""
+    found: list[tuple[int, str]] = []
+    for block in issue.code_blocks:
+        for offset, line in enumerate(block.text.split("\n")):
+            match = _PROMPT.match(line)
+            if match and match.group("cmd").split()[0] in tools:
+                found.append((block.line + offset, match.group("cmd")))
+    for number, line in enumerate(issue.body.split("\n"), start=1):
+        for span in spans(line):
+            first = span.split()[0] if span.split() else ""
+            if first in tools and len(span.split()) > 1:
+                found.append((number, span))
+    return sorted(found)
+
+
+def _output_lines(block: CodeBlock) -> list[str]:
+    return [
+        line.rstrip()
+        for line in block.text.split("\n")
+        if not _PROMPT.match(line) and not _GENERIC.match(line.strip())
+    ]
+
+
+def loose_pattern(line: str) -> str:
+    """A regex for ``line`` that lets numbers, spacing and path prefixes differ."""
+    parts = re.split(r"(\d+|\s+)", line.strip())
+    out = []
+    for part in parts:
+        if not part:
+            continue
+        if part.isdigit():
+            out.append(r"\d+")
+        elif part.isspace():
+            out.append(r"\s+")
+        elif "/" in part:
+            # Paths print relative to wherever the command ran: any prefix, same file name.
+            out.append(r"(?:\S*/)?" + re.escape(part.rpartition("/")[2]))
+        else:
+            out.append(re.escape(part))
+    return "".join(out)
+
+
+def cli_case(
+    issue: IssueReport, layout: TestLayout, manifests: Mapping[str, str]
+) -> CliCase | None:
+    """The command-line reproduction an issue shows, or None when it shows none."""
+    tools = project_tools(layout, manifests)
+    commands = _commands(issue, tools)
+    outputs = [b for b in issue.code_blocks if b.is_output and not b.is_traceback]
+    if not commands or not outputs:
+        return None
+    picked = _bad_and_good(issue, outputs)
+    if picked is None:
+        return None
+    bad, good = picked
+    before = [c for c in commands if c[0] <= bad.line + bad.text.count("\n")]
+    _, command = (before or commands)[-1]
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    tool = tools[words[0]]
+    args = tuple(words[1:])
+    bad_lines = _output_lines(bad)
+    good_lines = _output_lines(good) if good is not None else []
+    absent = [x for x in bad_lines if x not in good_lines][:_MAX_OUTPUT_LINES]
+    present = [x for x in good_lines if x not in bad_lines][:_MAX_OUTPUT_LINES]
+    if not absent:
+        return None
+    files = _files(issue, args, [*bad_lines, *good_lines])
+    if not files:
+        return None
+    return CliCase(tool, args, files, tuple(absent), tuple(present))
+
+
+_GOOD_WORDS = re.compile(r"\b(?:expect\w*|should|correct|desired|intended|works?)\b", re.I)
+_BAD_WORDS = re.compile(
+    r"\b(?:actual\w*|instead|however|but|wrong|incorrect|breaks?|broken|got|currently|fails?)\b",
+    re.I,
+)
+
+
+def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
+    """ "good" or "bad" by the prose just before an output block ("Expected output:",
+    "However, adding -x breaks this:"), the nearest line deciding; None when it says neither."""
+    lines = issue.body.split("\n")[: max(0, block.line - 1)]
+    prose = [line for line in lines[-4:] if line.strip() and not line.lstrip().startswith("```")]
+    for line in reversed(prose[-2:]):
+        bad, good = _BAD_WORDS.search(line), _GOOD_WORDS.search(line)
+        if bad and not good:
+            return "bad"
+        if good and not bad:
+            return "good"
+    return None
+
+
+def _bad_and_good(
+    issue: IssueReport, outputs: list[CodeBlock]
+) -> tuple[CodeBlock, CodeBlock | None] | None:
+    """The output the issue reports as wrong and, when it shows one, the right output: by their
+    labels, else the last block is the wrong one and the one before it the right one."""
+    labels = [output_label(issue, block) for block in outputs]
+    bad_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "bad"]
+    unlabelled = [b for b, label in zip(outputs, labels, strict=True) if label is None]
+    good_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "good"]
+    if not bad_ones and not unlabelled:
+        return None
+    bad = (bad_ones or unlabelled)[-1]
+    others = [b for b in good_ones if b is not bad] or [
+        b for b in outputs[: outputs.index(bad)] if b not in bad_ones
+    ]
+    return bad, (others[-1] if others else None)
+
+
+def _files(issue: IssueReport, args: tuple[str, ...], output: list[str]) -> dict[str, str]:
+    """The issue's Python blocks as files, named by the command's arguments or the output."""
+    blocks = [
+        b for b in issue.code_blocks if b.is_python and not b.is_session and not b.is_traceback
+    ]
+    names = [a for a in args if a.endswith(".py") and "/" not in a]
+    for line in output:
+        names.extend(m.group("name") for m in _PY_NAME.finditer(line))
+    names = list(dict.fromkeys(names))
+    files: dict[str, str] = {}
+    for block, name in zip(blocks, names, strict=False):
+        source = repair(block.text)
+        if source is not None:
+            files[name] = source + "\n"
+    return files
+
+
+def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], str]:
+    """(imports, body) of a test taking pytest's ``tmp_path``: write, run, assert on output."""
+    lines = [f"(tmp_path / {name!r}).write_text({text!r})" for name, text in case.files.items()]
+    argv = ", ".join(repr(a) for a in (*case.tool.argv_prefix, *case.args))
+    lines += [
+        "proc = subprocess.run(",
+        f"    [sys.executable, {argv}],",
+        f"    cwd=tmp_path, capture_output=True, text=True, timeout={timeout_s!r},",
+        ")",
+        "output = proc.stdout + proc.stderr",
+    ]
+    for line in case.absent:
+        lines.append(
+            f"assert not re.search({loose_pattern(line)!r}, output), "
+            f"'the output still shows ' + {line!r} + ':\\n' + output[-3000:]"
+        )
+    for line in case.present:
+        lines.append(
+            f"assert re.search({loose_pattern(line)!r}, output), "
+            f"'the output lacks ' + {line!r} + ':\\n' + output[-3000:]"
+        )
+    return ["import re", "import subprocess", "import sys"], "\n".join(lines)

@@ -1,0 +1,287 @@
+"""The no-LLM drafter: the issue's own reproducer, turned into pytest tests placed where the
+repository keeps its tests.
+
+Variants, each its own test module, all deterministic:
+
+- ``issue-code``: every code block before the traceback, run as a test (fails with the issue's
+  exception on R, passes once it is gone); ``issue-code-last``: the last such block alone.
+- ``issue-session-raises``: an interactive session up to the statement that raised.
+- ``issue-session-value``: the session's shown (wrong) value must not come back;
+  ``issue-session-expected``: the value the issue states as expected must come back.
+- ``issue-cli``: the files the issue shows, the project's command run on them, and the output
+  lines it reports as wrong (absent) or right (present).
+
+Names a snippet uses without importing are resolved from the tree (``name_resolution``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from reprobot.generation.drafter.command_line import cli_case, cli_test_body
+from reprobot.generation.drafter.name_resolution import resolve_names, undefined_names
+from reprobot.generation.drafter.snippets import (
+    Program,
+    code_programs,
+    raising_step,
+    session_programs,
+    shown_value_step,
+    stated_returns,
+)
+from reprobot.generation.drafter.test_writer import (
+    assert_expected,
+    assert_not_shown,
+    module_text,
+    slug,
+)
+from reprobot.generation.drafts import Draft
+from reprobot.generation.formats.patch_text import patch_from_files
+from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.repo.test_layout import (
+    TestLayout,
+    layout_of,
+    new_test_path,
+    read_texts,
+    related_test_files,
+)
+from reprobot.generation.repo.tree_reader import read_python_files
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+_RESOLVE_ROUNDS = 3
+_NOTHING_TO_ASSERT = (
+    "its code and sessions show no exception, no value called wrong and no expected value"
+)
+_MAX_SHOWN_CHARS = 300
+_MANIFESTS = ("pyproject.toml", "setup.cfg", "setup.py")
+
+
+@dataclass(frozen=True)
+class TestSource:
+    """One variant before it is placed in a file."""
+
+    __test__ = False
+
+    method: str
+    imports: tuple[str, ...]
+    body: str
+    note: str
+    wants_tmp_path: bool = False
+
+
+@dataclass(frozen=True)
+class DrafterOutput:
+    drafts: tuple[Draft, ...]
+    # Values the issue shows as wrong, which a failing assertion may report (for judging).
+    wrong_values: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]  # (method, why no draft came of it)
+
+
+@dataclass(frozen=True)
+class TreeContext:
+    """What the drafter reads from the tree once: layout, sources, manifests, related tests."""
+
+    layout: TestLayout
+    sources: Mapping[str, str]
+    manifests: Mapping[str, str]
+    related_tests: tuple[str, ...]
+
+
+def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
+    layout = layout_of(snapshot)
+    sources = read_python_files(snapshot)
+    related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
+    manifests = read_texts(snapshot, _MANIFESTS)
+    return TreeContext(layout, sources, manifests, related)
+
+
+def _resolve(
+    imports: Sequence[str], prelude: Sequence[str], body: str, tree: TreeContext
+) -> tuple[list[str], list[str], list[str]]:
+    """(imports, prelude, still undefined) after resolving the names the code leaves undefined."""
+    imports = list(imports)
+    prelude = list(prelude)
+    unresolved: list[str] = []
+    for _ in range(_RESOLVE_ROUNDS):
+        source = "\n".join([*imports, *prelude, body])
+        missing = undefined_names(source, provided=("tmp_path",))
+        missing = [n for n in missing if n not in unresolved]
+        if not missing:
+            break
+        found = resolve_names(missing, tree.layout, tree.sources, tree.related_tests)
+        unresolved.extend(found.unresolved)
+        for statement in found.statements:
+            target = imports if statement.startswith(("import ", "from ")) else prelude
+            if statement not in target:
+                # A copied binding needs what it calls, which a later round imports: bindings
+                # go after every import, so their order among themselves is kept.
+                target.append(statement)
+    return imports, prelude, unresolved
+
+
+def _program_sources(program: Program, issue: IssueReport, name: str) -> list[TestSource]:
+    out: list[TestSource] = []
+    steps = [s.source for s in program.steps]
+    if program.origin == "code":
+        out.append(
+            TestSource(name, program.imports, "\n".join(steps), "the issue's code, run as a test")
+        )
+        return out
+    raised = raising_step(program)
+    # A statement the reporter points at after the one that raised is the issue; the raise
+    # before it is the behaviour they compare it with.
+    pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
+    if raised is not None and not pointed_later:
+        body = "\n".join(steps[: raised + 1])
+        out.append(
+            TestSource(
+                "issue-session-raises",
+                program.imports,
+                body,
+                "the session up to the statement that raised",
+            )
+        )
+    shown = shown_value_step(program)
+    if shown is None:
+        return out
+    # A statement the session shows raising is left out of the setup of a later value.
+    setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
+    step = program.steps[shown]
+    value = step.output.strip()
+    if value and len(value) <= _MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
+        out.append(
+            TestSource(
+                "issue-session-value",
+                program.imports,
+                assert_not_shown(step.source, value, setup),
+                "the wrong value the session shows must not come back",
+            )
+        )
+    for expectation in issue.expectations:
+        if expectation.expected and (not expectation.actual or expectation.actual.strip() in value):
+            expected = expectation.expected.strip().strip("`")
+            if expected and len(expected) <= _MAX_SHOWN_CHARS and "\n" not in expected:
+                out.append(
+                    TestSource(
+                        "issue-session-expected",
+                        program.imports,
+                        assert_expected(step.source, expected, setup),
+                        "the value the issue expects",
+                    )
+                )
+                break
+    return out
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
+    """Whether the issue says the value a session step printed is wrong: the reporter marked
+    the line, a stated actual value is that output, or a stated expected value for that call
+    differs from it. A session printing a value is otherwise just a session."""
+    step = program.steps[index]
+    if step.marked:
+        return True
+    output = _squash(step.output)
+    for expectation in issue.expectations:
+        if expectation.actual and _squash(expectation.actual.strip("`")) in output:
+            return True
+    return any(
+        _squash(call) == _squash(step.source) and _squash(value) != output
+        for call, value in stated_returns(issue)
+    )
+
+
+def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -> list[TestSource]:
+    """ "I expected `f(x)` to return `5`": the reproducer's statements up to that call, then the
+    call must give the stated value. Without a reproducer, the call alone."""
+    call, value = stated
+    note = f"`{call}` must give `{value}`, as the issue expects"
+    if not programs:
+        return [TestSource("issue-expected-return", (), assert_expected(call, value), note)]
+    out = []
+    for program in programs[:2]:
+        steps = [s.source for s in program.steps]
+        at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
+        raised = raising_step(program)
+        setup = [s for k, s in enumerate(steps[:at]) if k != raised]
+        body = assert_expected(call, value, setup)
+        out.append(TestSource("issue-expected-return", program.imports, body, note))
+    return out
+
+
+def test_sources(
+    issue: IssueReport, tree: TreeContext
+) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
+    """Every variant the issue supports, the wrong values it shows, and why others were skipped."""
+    sources: list[TestSource] = []
+    wrong: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for index, program in enumerate(code_programs(issue)):
+        sources.extend(
+            _program_sources(program, issue, "issue-code" if index == 0 else "issue-code-last")
+        )
+    programs = [*code_programs(issue)[:1], *session_programs(issue)]
+    for program in session_programs(issue):
+        sources.extend(_program_sources(program, issue, "issue-session"))
+        shown = shown_value_step(program)
+        if shown is not None and shown_is_wrong(issue, program, shown):
+            wrong.append(program.steps[shown].output.strip())
+    returns = stated_returns(issue)
+    if returns:
+        sources.extend(_expected_return_sources(programs, returns[0]))
+    case = cli_case(issue, tree.layout, tree.manifests)
+    if case is not None:
+        imports, body = cli_test_body(case)
+        sources.append(
+            TestSource(
+                "issue-cli",
+                tuple(imports),
+                body,
+                f"runs `{case.tool.name}` on the issue's files",
+                True,
+            )
+        )
+        wrong.extend(case.absent)
+    if not sources and (issue.sessions or issue.python_blocks):
+        skipped.append(("issue", _NOTHING_TO_ASSERT))
+    elif not sources:
+        skipped.append(
+            ("issue", "the issue shows no code, session or command to reproduce it with")
+        )
+    return sources, wrong, skipped
+
+
+def draft_from_issue(
+    issue: IssueReport, snapshot: RepoSnapshot, tree: TreeContext | None = None
+) -> DrafterOutput:
+    """The no-LLM drafts of an issue, each a new test module in the repository's test layout."""
+    tree = tree or tree_context(issue, snapshot)
+    sources, wrong, skipped = test_sources(issue, tree)
+    stem = slug(issue.title) or "issue"
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    taken: list[str] = []
+    for source in sources:
+        imports, prelude, unresolved = _resolve(source.imports, [], source.body, tree)
+        if unresolved:
+            skipped.append(
+                (
+                    source.method,
+                    f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
+                )
+            )
+        params = "tmp_path" if source.wants_tmp_path else ""
+        text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
+        key = re.sub(r"\s+", " ", text)
+        if key in seen:
+            continue
+        seen.add(key)
+        path = new_test_path(issue, tree.layout, stem, taken, tree.related_tests[:1])
+        taken.append(path)
+        patch = patch_from_files({path: (None, text)}, name="test.diff")
+        drafts.append(Draft(source.method, patch, source.note))
+    return DrafterOutput(tuple(drafts), tuple(dict.fromkeys(w for w in wrong if w)), tuple(skipped))

@@ -1,0 +1,220 @@
+"""Imports a snippet took for granted: names it uses but never binds, found in the tree.
+
+Reporters leave out ``import sympy`` or ``from pkg import Thing``, or the ``x, y = symbols(...)``
+their test suite has at the top of every file. The search goes from the most to the least
+certain source: the project's packages, the standard library, the names a package exports,
+the module-level bindings of the related test files, then classes and functions defined in
+the tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from reprobot.generation.repo.test_layout import TestLayout
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
+
+
+class _Names(ast.NodeVisitor):
+    """Names loaded and names bound anywhere in a module (scopes merged: a snippet is small)."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[str, None] = {}
+        self.bound: set[str] = set()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.loaded.setdefault(node.id)
+        else:
+            self.bound.add(node.id)
+
+    def _bind_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.bound.add(arg.arg)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.bound.add(node.name)
+        self._bind_function(node)
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.bound.add(node.name)
+        self._bind_function(node)
+        self.generic_visit(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._bind_function(node)
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.bound.add(alias.asname or alias.name.split(".")[0])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            self.bound.add(alias.asname or alias.name)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.bound.update(node.names)
+
+
+def undefined_names(source: str, provided: Sequence[str] = ()) -> list[str]:
+    """Names ``source`` loads but never binds, builtins and ``provided`` aside, in order of use."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = _Names()
+    names.visit(tree)
+    skip = names.bound | _BUILTINS | set(provided)
+    return [n for n in names.loaded if n not in skip]
+
+
+def module_bindings(source: str) -> dict[str, ast.stmt]:
+    """Top-level names a module binds, each with the statement that binds it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        names = _Names()
+        names.visit(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.setdefault(node.name, node)
+            continue
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom):
+            for name in names.bound:
+                out.setdefault(name, node)
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == "__all__":
+                    for name in _literal_strings(node.value):
+                        out.setdefault(name, node)
+    return out
+
+
+def _literal_strings(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.List | ast.Tuple):
+        return [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
+    return []
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Statements to put before a snippet, and the names still unresolved."""
+
+    statements: tuple[str, ...]
+    unresolved: tuple[str, ...]
+
+
+def _package_init(layout: TestLayout, package: str) -> str | None:
+    return layout.modules.get(package)
+
+
+def resolve_names(
+    names: Sequence[str],
+    layout: TestLayout,
+    sources: Mapping[str, str],
+    related_tests: Sequence[str] = (),
+) -> Resolution:
+    """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
+    (the package ``__init__`` files, the related test files and the modules of the tree)."""
+    statements: list[str] = []
+    unresolved: list[str] = []
+    exports = {
+        package: module_bindings(sources.get(path, ""))
+        for package in layout.packages
+        if (path := _package_init(layout, package))
+    }
+    test_bindings = [(path, module_bindings(sources.get(path, ""))) for path in related_tests]
+    for name in names:
+        statement = _resolve_one(name, layout, exports, test_bindings, sources)
+        if statement is None:
+            unresolved.append(name)
+        elif statement not in statements:
+            statements.append(statement)
+    return Resolution(tuple(statements), tuple(unresolved))
+
+
+def _resolve_one(
+    name: str,
+    layout: TestLayout,
+    exports: Mapping[str, Mapping[str, ast.stmt]],
+    test_bindings: Sequence[tuple[str, Mapping[str, ast.stmt]]],
+    sources: Mapping[str, str],
+) -> str | None:
+    if name in layout.packages or name in layout.modules:
+        return f"import {name}"
+    if name in sys.stdlib_module_names:
+        return f"import {name}"
+    for package, bound in exports.items():
+        if name in bound and not name.startswith("_"):
+            return f"from {package} import {name}"
+    for path, bound in test_bindings:
+        node = bound.get(name)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return _narrow_import(node, name)
+        if isinstance(node, ast.Assign) and _is_simple_call(node.value):
+            segment = ast.get_source_segment(sources.get(path, ""), node)
+            if segment:
+                return segment
+    return _defining_module(name, layout, sources)
+
+
+def _narrow_import(node: ast.Import | ast.ImportFrom, name: str) -> str:
+    for alias in node.names:
+        bound = alias.asname or alias.name.split(".")[0]
+        if bound != name:
+            continue
+        as_part = f" as {alias.asname}" if alias.asname else ""
+        if isinstance(node, ast.Import):
+            return f"import {alias.name}{as_part}"
+        module = "." * node.level + (node.module or "")
+        return f"from {module} import {alias.name}{as_part}"
+    return ast.unparse(node)
+
+
+def _is_simple_call(node: ast.expr) -> bool:
+    """``symbols("x y")``, ``Symbol("x")``, ``Thing()`` with literal arguments: safe to copy."""
+    if isinstance(node, ast.Tuple):
+        return all(_is_simple_call(e) for e in node.elts)
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
+        return False
+    args = [*node.args, *(k.value for k in node.keywords)]
+    return all(isinstance(a, ast.Constant) for a in args)
+
+
+def _defining_module(name: str, layout: TestLayout, sources: Mapping[str, str]) -> str | None:
+    """The public module of the tree that defines class or function ``name`` (shortest path)."""
+    if len(name) < 3:
+        return None  # one- and two-letter names are local variables far more often than APIs
+    needles = (f"\nclass {name}(", f"\nclass {name}:", f"\ndef {name}(")
+    found = []
+    for module, path in layout.modules.items():
+        if any(part.startswith("_") and part != "__init__" for part in module.split(".")[1:]):
+            continue
+        text = sources.get(path)
+        if text is not None and any(needle in "\n" + text for needle in needles):
+            found.append((module.count("."), len(module), module))
+    if not found:
+        return None
+    return f"from {min(found)[2]} import {name}"

@@ -1,0 +1,276 @@
+"""An issue's reproducer as runnable Python: code blocks and sessions turned into statements.
+
+Real snippets mix prose into code, carry prompt markers and comments like ``<--- wrong``, and
+put imports anywhere; everything here repairs such text in general ways, and gives up (returns
+nothing) rather than guess when the text does not become valid Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+import textwrap
+from dataclasses import dataclass
+
+from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
+
+_MAX_REPAIRS = 12
+_MAX_SOURCE_CHARS = 20_000
+# A session line annotated by the reporter: "f(x)  <--- this is wrong", "f(x)  # <- bug".
+_MARKER = re.compile(r"\s+(?:<-+|#\s*<-+|←)\s*.*$")
+# The same, where it would still parse ("f(3)  <--- wrong" is "f(3) < ---wrong"): an arrow of
+# two or more dashes, or a bare one before words.
+_ARROW = re.compile(r"\s+(?:<-{2,}|←)(?:\s.*)?$|\s+<-+\s+[A-Za-z].*$")
+_PROMPT_LEFTOVER = re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:|\s+\.\.\.:)\s?")
+_VERSION_QUERY = re.compile(r"(__version__|\bversion\b|sys\.version|platform\.)")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One top-level statement, and what the issue shows it printed (sessions only)."""
+
+    source: str
+    output: str = ""
+    marked: bool = False  # the reporter pointed at this line ("<--- not handled correctly")
+
+    @property
+    def is_expression(self) -> bool:
+        try:
+            ast.parse(self.source, mode="eval")
+        except SyntaxError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Program:
+    """Imports (hoisted to module level) and statements of one reproducer."""
+
+    origin: str  # "code" or "session"
+    imports: tuple[str, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def source(self) -> str:
+        return "\n".join((*self.imports, *(s.source for s in self.steps)))
+
+
+def repair(text: str) -> str | None:
+    """``text`` as valid Python: dedented, prompt leftovers removed, lines of prose commented out;
+    None when it cannot be made to parse."""
+    text = textwrap.dedent(text.replace("\r\n", "\n").replace("\t", "    "))[:_MAX_SOURCE_CHARS]
+    lines = [_cut_arrow(_PROMPT_LEFTOVER.sub("", line)) for line in text.split("\n")]
+    for _ in range(_MAX_REPAIRS):
+        source = "\n".join(lines).strip("\n")
+        try:
+            ast.parse(source)
+        except SyntaxError as exc:
+            index = (exc.lineno or 0) - 1 + _leading_blank(lines)
+            if not 0 <= index < len(lines) or lines[index].lstrip().startswith("#"):
+                return None
+            line = lines[index]
+            cut = _MARKER.sub("", line)
+            if cut != line:
+                lines[index] = cut
+            else:
+                # A line of prose (or output) in the middle of code: keep it, as a comment.
+                indent = len(line) - len(line.lstrip())
+                lines[index] = " " * indent + "# " + line.lstrip()
+            continue
+        return source if source.strip() else None
+    return None
+
+
+def _cut_arrow(line: str) -> str:
+    """The line without a reporter's arrow marker, unless the arrow sits in a comment."""
+    match = _ARROW.search(line)
+    if match is None or "#" in line[: match.start()]:
+        return line
+    return line[: match.start()]
+
+
+def _leading_blank(lines: list[str]) -> int:
+    count = 0
+    for line in lines:
+        if line.strip():
+            break
+        count += 1
+    return count
+
+
+def split_statements(source: str) -> tuple[list[str], list[str]]:
+    """(import statements, other top-level statements) of valid ``source``; the body of an
+    ``if __name__ == "__main__":`` block counts as top level."""
+    tree = ast.parse(source)
+    imports: list[str] = []
+    body: list[str] = []
+    lines = source.split("\n")
+
+    def segment(node: ast.stmt) -> str:
+        decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+        if not decorators:
+            # Column-exact, so "import a; a.f()" gives two statements, not one line twice.
+            text = ast.get_source_segment(source, node)
+            if text is not None:
+                first, _, rest = text.partition("\n")
+                indent = " " * node.col_offset
+                return textwrap.dedent(indent + first + ("\n" + rest if rest else ""))
+        start = min([node.lineno - 1] + [d.lineno - 1 for d in decorators])
+        end = node.end_lineno or node.lineno
+        return textwrap.dedent("\n".join(lines[start:end]))
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                    continue
+                imports.append(segment(node))
+            elif _is_main_guard(node):
+                assert isinstance(node, ast.If)
+                visit(node.body)
+            else:
+                body.append(segment(node))
+
+    visit(tree.body)
+    return imports, body
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    )
+
+
+def _program(origin: str, sources: list[str]) -> Program | None:
+    imports: list[str] = []
+    steps: list[Step] = []
+    for text in sources:
+        fixed = repair(text)
+        if fixed is None:
+            continue
+        block_imports, body = split_statements(fixed)
+        imports.extend(block_imports)
+        steps.extend(Step(s) for s in body)
+    if not steps:
+        return None
+    return Program(origin, tuple(dict.fromkeys(imports)), tuple(steps))
+
+
+def _code_blocks(issue: IssueReport) -> list[CodeBlock]:
+    return [
+        block
+        for block in issue.code_blocks
+        if block.is_python
+        and not block.is_session
+        and not block.is_traceback
+        and (block.language or "") not in ("diff", "patch")
+    ]
+
+
+def code_programs(issue: IssueReport) -> list[Program]:
+    """Programs from the issue's code blocks, most complete first: every block before the first
+    traceback (all blocks when there is none), then the last of those alone."""
+    blocks = _code_blocks(issue)
+    traceback_lines = [b.line for b in issue.code_blocks if b.is_traceback and not b.is_python]
+    if traceback_lines:
+        before = [b for b in blocks if b.line < traceback_lines[0]]
+        blocks = before or blocks
+    programs: list[Program] = []
+    whole = _program("code", [b.text for b in blocks])
+    if whole is not None:
+        programs.append(whole)
+    if len(blocks) > 1:
+        last = _program("code", [blocks[-1].text])
+        if last is not None and last != whole:
+            programs.append(last)
+    return programs
+
+
+def _session_step(source: str, output: str) -> Step | None:
+    marked = _MARKER.search(source) is not None
+    fixed = repair(_MARKER.sub("", source) if marked else source)
+    if fixed is None:
+        return None
+    return Step(fixed, output.strip("\n"), marked)
+
+
+def session_programs(issue: IssueReport) -> list[Program]:
+    """One program per interactive session, its steps carrying what they printed."""
+    programs = []
+    for session in issue.sessions:
+        program = _session_program(session)
+        if program is not None:
+            programs.append(program)
+    return programs
+
+
+def _session_program(session: Session) -> Program | None:
+    imports: list[str] = []
+    steps: list[Step] = []
+    for statement in session.statements:
+        step = _session_step(statement.source, statement.output)
+        if step is None:
+            continue
+        step_imports, body = split_statements(step.source)
+        imports.extend(step_imports)
+        if body:
+            steps.append(Step("\n".join(body), step.output, step.marked))
+    if not steps:
+        return None
+    return Program("session", tuple(dict.fromkeys(imports)), tuple(steps))
+
+
+def raising_step(program: Program) -> int | None:
+    """Index of the first session step whose output is a traceback or an exception line."""
+    for k, step in enumerate(program.steps):
+        if "Traceback (most recent call last)" in step.output or _EXC_LINE.search(step.output):
+            return k
+    return None
+
+
+def shown_value_step(program: Program) -> int | None:
+    """The session step whose printed value the issue is about: the one the reporter marked,
+    else the last statement (trailing version queries aside) when it printed a value. Values
+    printed earlier are context: the reporter shows the surprise last."""
+    for k, step in enumerate(program.steps):
+        if step.marked and step.output and step.is_expression:
+            return k
+    k = len(program.steps) - 1
+    while k > 0 and _VERSION_QUERY.search(program.steps[k].source):
+        k -= 1
+    step = program.steps[k]
+    raised = "Traceback" in step.output or _EXC_LINE.search(step.output)
+    if step.output and step.is_expression and not raised:
+        return k
+    return None
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+_RETURN_VERBS = re.compile(
+    r"\bto\s+(?:return|be|give|equal|produce|evaluate\s+to|yield)\b|\bshould\s+(?:return|be|give"
+    r"|equal|produce|evaluate\s+to|yield)\b",
+    re.I,
+)
+
+
+def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
+    """(call, value) pairs the issue states as expected: "I expected `f(x)` to return `5`",
+    "`f(x)` should be `5`". Both must be code spans; the call must parse as an expression."""
+    found: list[tuple[str, str]] = []
+    for line in issue.body.split("\n"):
+        spans = list(_SPAN.finditer(line))
+        for left, right in itertools.pairwise(spans):
+            between = line[left.end() : right.start()]
+            if not _RETURN_VERBS.search(between) or len(between) > 40:
+                continue
+            call, value = left.group(1).strip(), right.group(1).strip()
+            if "(" in call and Step(call).is_expression and value and len(value) <= 200:
+                found.append((call, value))
+    return found
+
+
+_EXC_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b(?::|$)", re.M)

@@ -1,0 +1,1 @@
+"""Reading an issue once: code blocks, sessions, tracebacks, stated expectations and names."""

@@ -1,0 +1,1 @@
+"""The LLM methods: the OpenAI-compatible client, retrieval, zero-shot drafting and the agent."""

@@ -1,0 +1,175 @@
+"""Candidate validation: drafts run on R in the sandbox and judged against the issue.
+
+Drafts that only add new test modules run together in one sandbox run (each is its own module,
+so one cannot break another's collection); drafts that edit existing files run alone. Every
+run counts against the issue's budget of sandbox runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import docker
+import structlog
+
+from reprobot.generation.drafts import Draft, Feedback, RunDraft, Verdict
+from reprobot.generation.pool.failure_match import IssueReason, Judgement, judge_run
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.results.testrun import TestRun
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A draft with its run on R and what that run says about it."""
+
+    draft: Draft
+    verdict: Verdict
+    reason: str
+    failing_tests: tuple[str, ...] = ()
+    relevance: float = 0.0
+    excerpt: str = ""
+    # The full failure (or the collection log) of the run, for execution feedback only.
+    detail: str = ""
+
+    @property
+    def reproduces(self) -> bool:
+        return self.verdict is Verdict.REPRODUCES
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.draft.method,
+            "outcome": self.verdict.value,
+            "reason": self.reason,
+            "test_files": list(self.draft.test_files),
+            "failing_tests": list(self.failing_tests),
+            "relevance": round(self.relevance, 3),
+            "failure": self.excerpt,
+        }
+
+
+def unrun(draft: Draft, verdict: Verdict, reason: str) -> Candidate:
+    return Candidate(draft, verdict, reason)
+
+
+@dataclass
+class SandboxBudget:
+    """Sandbox runs one issue may still spend; shared by validation and the LLM agent."""
+
+    runs_left: int
+    used: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.runs_left <= 0:
+                return False
+            self.runs_left -= 1
+            self.used += 1
+            return True
+
+
+@dataclass(frozen=True)
+class Validator:
+    """Runs drafts on R and judges them; everything it needs is passed in once."""
+
+    client: docker.DockerClient
+    env: EnvImage
+    snapshot: RepoSnapshot
+    reason: IssueReason
+    limits: RunLimits
+    budget: SandboxBudget
+
+    def _run(self, patches: Sequence[Patch], files: Sequence[str]) -> TestRun:
+        return run_tests(
+            self.client, self.env, self.snapshot, patches, selection=files, limits=self.limits
+        )
+
+    def _judge(self, draft: Draft, run: TestRun) -> Candidate:
+        judgement: Judgement = judge_run(run, draft.test_files, self.reason)
+        return Candidate(
+            draft,
+            judgement.verdict,
+            judgement.reason,
+            judgement.failing_tests,
+            judgement.relevance,
+            judgement.excerpt,
+            _detail(run, draft.test_files),
+        )
+
+    def validate(self, drafts: Sequence[Draft]) -> list[Candidate]:
+        """One candidate per draft, in the order given."""
+        results: dict[int, Candidate] = {}
+        batch: list[int] = []
+        paths: set[str] = set()
+        for index, draft in enumerate(drafts):
+            if not draft.patch.well_formed:
+                results[index] = unrun(
+                    draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff"
+                )
+            elif _only_new_files(draft.patch) and not paths & set(draft.test_files):
+                batch.append(index)
+                paths.update(draft.test_files)
+        if len(batch) > 1 and self.budget.take():
+            run = self._run([drafts[i].patch for i in batch], sorted(paths))
+            if run.patches_applied:
+                for index in batch:
+                    results[index] = self._judge(drafts[index], run)
+            log.info("drafts.batch_run", drafts=len(batch), applied=run.patches_applied)
+        for index, draft in enumerate(drafts):
+            if index in results:
+                continue
+            results[index] = self.validate_one(draft)
+        return [results[i] for i in range(len(drafts))]
+
+    def validate_one(self, draft: Draft) -> Candidate:
+        if not draft.patch.well_formed:
+            return unrun(draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff")
+        if not self.budget.take():
+            return unrun(
+                draft, Verdict.ERROR, "not run: the issue's budget of sandbox runs is spent"
+            )
+        return self._judge(draft, self._run([draft.patch], draft.test_files))
+
+    def run_draft(self) -> RunDraft:
+        """The execution feedback an LLM agent gets: one sandbox run, judged, in words."""
+
+        def run(draft: Draft) -> Feedback:
+            candidate = self.validate_one(draft)
+            return Feedback(candidate.verdict, feedback_text(candidate), candidate.failing_tests)
+
+        return run
+
+
+def feedback_text(candidate: Candidate) -> str:
+    lines = [f"verdict: {candidate.verdict.value} — {candidate.reason}"]
+    if candidate.failing_tests:
+        lines.append("tests failing for the issue's reason: " + ", ".join(candidate.failing_tests))
+    if candidate.excerpt:
+        lines.append("failure: " + candidate.excerpt)
+    if candidate.detail:
+        lines.append("details:\n" + candidate.detail)
+    return "\n".join(lines)
+
+
+def _detail(run: TestRun, files: Sequence[str], limit: int = 2500) -> str:
+    own = [t for t in sorted(run.failures) if t.split("::", 1)[0] in files]
+    if own:
+        return "\n\n".join(f"{t}:\n{run.failures[t]}" for t in own)[:limit]
+    outcomes = ", ".join(
+        f"{t}: {o.value}" for t, o in sorted(run.outcomes.items()) if t.split("::", 1)[0] in files
+    )
+    return (outcomes + "\n" + run.log_excerpt[-limit:]).strip()
+
+
+def _only_new_files(patch: Patch) -> bool:
+    parsed = patch.parsed()
+    return parsed is not None and all(pf.is_added_file for pf in parsed)

@@ -1,0 +1,248 @@
+"""Does a draft fail for the issue's reason? Pure judging of a run on R against the issue.
+
+A draft reproduces the issue when at least one of its tests fails on R with what the issue
+shows: the exception type (and enough of its message), or the wrong value the reporter saw, or,
+for an issue that shows neither, an assertion of the test's own about what the issue names.
+A failure that comes from the draft itself (syntax, its own names and imports, fixtures,
+collection) makes it broken, whatever the issue says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reprobot.generation.drafts import Verdict
+from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.tracebacks import is_exception_name
+from reprobot.generation.repo.test_layout import words
+from reprobot.validation.results.testrun import Outcome, TestRun
+
+# Exceptions that, raised by a test's own code, mean the test is wrong rather than the library.
+_SELF_INFLICTED = frozenset(
+    {"SyntaxError", "IndentationError", "NameError", "ImportError", "ModuleNotFoundError"}
+    | {"UnboundLocalError", "TabError"}
+)
+_E_LINE = re.compile(r"^E\s+(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$", re.M)
+_SUMMARY = re.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(?P<msg>.*))?$"
+)
+_LOCATION = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+):(?: in \S+| (?P<type>[\w.]+))?", re.M)
+_FIXTURE = re.compile(r"fixture '[^']+' not found")
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?|/[\w./-]+")
+_MIN_MESSAGE_SHARE = 0.5
+_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
+
+
+@dataclass(frozen=True)
+class IssueReason:
+    """What the issue shows going wrong, as a failure on R should show it."""
+
+    exc_type: str | None
+    message: str
+    wrong_values: tuple[str, ...]
+    frame_functions: tuple[str, ...]
+    text_words: frozenset[str]
+
+
+def mentioned_exception(issue: IssueReport) -> str | None:
+    """The first exception name the issue's words mention ("fails with a ValueError")."""
+    for match in _NAME.finditer(issue.title + "\n" + issue.body):
+        if is_exception_name(match.group()):
+            return match.group()
+    return None
+
+
+def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueReason:
+    """What a reproducing failure must show: the final traceback's exception and message, or,
+    for an issue that only names an exception in its words, that exception with any message."""
+    traceback = issue.final_traceback
+    if traceback is None and (named := mentioned_exception(issue)):
+        exc_type: str | None = named
+    else:
+        exc_type = traceback.exc_type if traceback else None
+    actuals = [e.actual for e in issue.expectations if e.actual]
+    functions = [
+        f.function
+        for t in issue.tracebacks
+        for f in t.frames
+        if f.function and not f.function.startswith("<")
+    ]
+    return IssueReason(
+        exc_type=exc_type,
+        message=traceback.message if traceback else "",
+        wrong_values=tuple(dict.fromkeys([*wrong_values, *actuals])),
+        frame_functions=tuple(dict.fromkeys(functions)),
+        text_words=frozenset(words(issue.title + "\n" + issue.body)),
+    )
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The exception a failed test ended with, and where it was raised."""
+
+    exc_type: str
+    message: str
+    raised_in: str | None  # the file of the last traceback entry
+    text: str
+
+
+def short_name(exc_type: str) -> str:
+    return exc_type.rpartition(".")[2]
+
+
+def parse_failure(detail: str) -> Failure:
+    """The final exception of a JUnit failure detail (``message`` line, then pytest's text)."""
+    exc_type, message = "", ""
+    for match in _E_LINE.finditer(detail):
+        name = match.group("type")
+        if _SUMMARY.match(name) or name in ("AssertionError", "Failed", "assert"):
+            exc_type, message = name, (match.group("msg") or "").strip()
+    first = detail.split("\n", 1)[0].strip()
+    if not exc_type and (summary := _SUMMARY.match(first)):
+        exc_type, message = summary.group("type"), (summary.group("msg") or "").strip()
+    if exc_type == "assert" or (not exc_type and first.startswith("assert ")):
+        exc_type, message = "AssertionError", first
+    locations = list(_LOCATION.finditer(detail))
+    raised_in = locations[-1].group("path") if locations else None
+    return Failure(short_name(exc_type) if exc_type else "", message, raised_in, detail)
+
+
+def _normal(text: str) -> str:
+    return " ".join(_VOLATILE.sub(" ", text.lower()).split())
+
+
+def message_share(expected: str, got: str) -> float:
+    """The share of the words of ``expected`` found in ``got`` (numbers and addresses aside)."""
+    want = set(_normal(expected).split())
+    if not want:
+        return 1.0
+    have = set(_normal(got).split())
+    return len(want & have) / len(want)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    reason: str
+    failing_tests: tuple[str, ...]
+    relevance: float
+    excerpt: str
+
+
+def _is_own(failure: Failure, test_files: Sequence[str]) -> bool:
+    raised = failure.raised_in
+    if raised is None:
+        return False
+    # Whole path components only: a failure in the library's six.py is not in test_six.py.
+    return any(
+        raised == path or raised.endswith("/" + path) or path.endswith("/" + raised)
+        for path in test_files
+    )
+
+
+def judge_test(
+    failure: Failure, reason: IssueReason, test_files: Sequence[str]
+) -> tuple[Verdict, str, float]:
+    """The verdict on one failing test: reproduces (with a relevance), broken, or unrelated."""
+    own = _is_own(failure, test_files)
+    exc = failure.exc_type
+    summary = f"{exc}: {failure.message}"[:200] if exc else failure.text.split("\n", 1)[0][:200]
+    if _FIXTURE.search(failure.text):
+        return Verdict.BROKEN, f"a fixture the test asks for does not exist ({summary})", 0.0
+    self_inflicted = exc in _SELF_INFLICTED and (own or exc in ("SyntaxError", "IndentationError"))
+    if self_inflicted and short_name(reason.exc_type or "") != exc:
+        return Verdict.BROKEN, f"the test's own code fails: {summary}", 0.0
+    frames = sum(1 for f in reason.frame_functions if f in failure.text)
+    frame_share = frames / len(reason.frame_functions) if reason.frame_functions else 0.0
+    if reason.exc_type:
+        wanted = short_name(reason.exc_type)
+        if exc == wanted:
+            share = message_share(reason.message, failure.message or failure.text)
+            if share >= _MIN_MESSAGE_SHARE:
+                return (
+                    Verdict.REPRODUCES,
+                    f"fails with the issue's {wanted}",
+                    3.0 + 2.0 * share + frame_share,
+                )
+            return (
+                Verdict.UNRELATED,
+                f"fails with {wanted} but another message: {failure.message[:160]!r}",
+                0.0,
+            )
+        if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
+            return (
+                Verdict.REPRODUCES,
+                f"its assertion reports the issue's {wanted}",
+                2.5 + frame_share,
+            )
+    squashed = _squash(failure.text)
+    for value in reason.wrong_values:
+        if len(_squash(value)) >= 2 and _squash(value) in squashed:
+            return Verdict.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+    if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
+        overlap = len(words(failure.text) & reason.text_words)
+        if overlap >= 2:
+            return (
+                Verdict.REPRODUCES,
+                "its assertion about what the issue describes fails",
+                1.0 + min(overlap, 10) / 10,
+            )
+    shown = (
+        f"the issue shows {reason.exc_type}"
+        if reason.exc_type
+        else "the issue shows no such failure"
+    )
+    return Verdict.UNRELATED, f"fails with {summary or 'an error'}, but {shown}", 0.0
+
+
+def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> Judgement:
+    """The verdict on a draft from its run on R: the tests of ``test_files`` are the draft's."""
+    if not run.patches_applied:
+        return Judgement(Verdict.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, "")
+    if run.error or not run.install_ok or run.limits_hit:
+        what = run.error or (
+            f"limits hit: {', '.join(sorted(run.limits_hit))}"
+            if run.limits_hit
+            else "install failed"
+        )
+        return Judgement(
+            Verdict.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]
+        )
+    own = {
+        test_id: outcome
+        for test_id, outcome in run.outcomes.items()
+        if test_id.split("::", 1)[0] in test_files
+    }
+    if not own:
+        return Judgement(Verdict.BROKEN, "pytest collected no test from the draft", (), 0.0, "")
+    failed = {t: o for t, o in own.items() if o in (Outcome.FAILED, Outcome.ERROR)}
+    if not failed:
+        return Judgement(Verdict.PASSES, "every test of the draft passes on R", (), 0.0, "")
+    best: tuple[float, str, str] | None = None
+    reproducing: list[str] = []
+    worst: tuple[Verdict, str, str] | None = None
+    for test_id in sorted(failed):
+        failure = parse_failure(run.failures.get(test_id, ""))
+        verdict, why, relevance = judge_test(failure, reason, test_files)
+        if verdict is Verdict.REPRODUCES:
+            reproducing.append(test_id)
+            if best is None or relevance > best[0]:
+                best = (relevance, why, _excerpt(failure))
+        elif worst is None or verdict is Verdict.BROKEN:
+            worst = (verdict, f"{test_id}: {why}", _excerpt(failure))
+    if best is not None:
+        return Judgement(Verdict.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
+    assert worst is not None
+    return Judgement(worst[0], worst[1], (), 0.0, worst[2])
+
+
+def _excerpt(failure: Failure) -> str:
+    if failure.exc_type:
+        return f"{failure.exc_type}: {failure.message}".strip().rstrip(":")[:500]
+    return failure.text.strip().split("\n", 1)[0][:500]

@@ -1,0 +1,167 @@
+"""``reproduce``: from an issue to a validated reproducing test patch, or a clear "not reproduced".
+
+Drafting (the no-LLM drafter, plus the LLM methods when an endpoint is configured) feeds one
+pool; every draft runs on R in the sandbox; the best one failing for the issue's reason is run
+once more on its own, and only a draft that fails for that reason both times leaves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import docker
+import structlog
+
+from reprobot.generation.drafter.draft import draft_from_issue, tree_context
+from reprobot.generation.drafts import Draft, RunDraft, Verdict
+from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Validator
+from reprobot.generation.pool.failure_match import issue_reason
+from reprobot.generation.pool.selection import rank
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+log = structlog.get_logger(__name__)
+
+# LLM methods are passed in (``reprobot.generation.llm.methods.llm_drafts`` bound to a client),
+# so that this module runs, and is tested, without any endpoint.
+LLMDrafter = Callable[
+    [IssueReport, RepoSnapshot, RunDraft], tuple[list[Draft], list[tuple[str, str]]]
+]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The outcome of drafting for one issue on one commit."""
+
+    repo: str
+    base_sha: str
+    chosen: Candidate | None
+    candidates: tuple[Candidate, ...]
+    rejected: tuple[tuple[str, str], ...] = ()  # (method, why it produced no draft)
+    sandbox_runs: int = 0
+    duration_s: float = 0.0
+    methods: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.chosen is not None
+
+    @property
+    def test_patch(self) -> str:
+        return self.chosen.draft.patch.diff if self.chosen else ""
+
+    @property
+    def failing_tests(self) -> tuple[str, ...]:
+        return self.chosen.failing_tests if self.chosen else ()
+
+    @property
+    def failure_excerpt(self) -> str:
+        return self.chosen.excerpt if self.chosen else ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The command-line contract of ``reprobot reproduce --json``."""
+        return {
+            "reproduced": self.reproduced,
+            "repo": self.repo,
+            "base_sha": self.base_sha,
+            "test_patch": self.test_patch,
+            "failing_tests": list(self.failing_tests),
+            "failure": self.failure_excerpt,
+            "method": self.chosen.draft.method if self.chosen else None,
+            "candidates": [c.to_json() for c in self.candidates]
+            + [
+                {"method": method, "outcome": "no-draft", "reason": reason}
+                for method, reason in self.rejected
+            ],
+            "methods": list(self.methods),
+            "sandbox_runs": self.sandbox_runs,
+            "duration_s": round(self.duration_s, 2),
+        }
+
+
+def reproduce(
+    issue: IssueReport,
+    snapshot: RepoSnapshot,
+    environment: EnvImage,
+    settings: Settings,
+    *,
+    client: docker.DockerClient,
+    llm_drafter: LLMDrafter | None = None,
+) -> Reproduction:
+    """Draft, validate and select reproducing tests for ``issue`` on ``snapshot`` (R)."""
+    started = time.monotonic()
+    tree = tree_context(issue, snapshot)
+    drafted = draft_from_issue(issue, snapshot, tree)
+    reason = issue_reason(issue, drafted.wrong_values)
+    budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
+    validator = Validator(
+        client, environment, snapshot, reason, RunLimits.from_settings(settings), budget
+    )
+    drafts = list(drafted.drafts)
+    rejected = list(drafted.skipped)
+    methods = ["issue"]
+    candidates = validator.validate(drafts)
+    if llm_drafter is not None:
+        methods.append("llm")
+        # The agent's own runs are judged as they happen; its drafts are validated again
+        # together with the zero-shot samples, so every candidate is judged the same way.
+        llm_drafts, llm_rejected = llm_drafter(issue, snapshot, validator.run_draft())
+        rejected.extend(llm_rejected)
+        candidates.extend(validator.validate(_distinct(llm_drafts, drafts)))
+    # One run stays free for the confirmation of the chosen candidate.
+    budget.runs_left += 1
+    chosen, unconfirmed = _confirm(rank(candidates), validator)
+    candidates = [unconfirmed.get(id(c), c) for c in candidates]
+    log.info(
+        "reproduce.done",
+        repo=snapshot.repo,
+        sha=snapshot.sha,
+        reproduced=chosen is not None,
+        candidates=len(candidates),
+        sandbox_runs=budget.used,
+    )
+    return Reproduction(
+        repo=snapshot.repo,
+        base_sha=snapshot.sha,
+        chosen=chosen,
+        candidates=tuple(candidates),
+        rejected=tuple(rejected),
+        sandbox_runs=budget.used,
+        duration_s=time.monotonic() - started,
+        methods=tuple(methods),
+    )
+
+
+def _distinct(new: list[Draft], old: list[Draft]) -> list[Draft]:
+    seen = {d.patch.diff for d in old}
+    out = []
+    for draft in new:
+        if draft.patch.diff not in seen:
+            seen.add(draft.patch.diff)
+            out.append(draft)
+    return out
+
+
+def _confirm(
+    ranked: list[Candidate], validator: Validator
+) -> tuple[Candidate | None, dict[int, Candidate]]:
+    """The first ranked candidate that reproduces again when run alone (a flaky or
+    order-dependent failure does not leave drafting), and the ones that did not, by id."""
+    unconfirmed: dict[int, Candidate] = {}
+    for candidate in ranked[:3]:
+        again = validator.validate_one(candidate.draft)
+        if again.reproduces and set(again.failing_tests) >= set(candidate.failing_tests[:1]):
+            return again, unconfirmed
+        log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
+        unconfirmed[id(candidate)] = replace(
+            again,
+            verdict=Verdict.UNRELATED if again.verdict is Verdict.REPRODUCES else again.verdict,
+            reason=f"reproduced once but not when run alone: {again.reason}",
+        )
+    return None, unconfirmed

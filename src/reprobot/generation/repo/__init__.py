@@ -1,0 +1,1 @@
+"""Reading the repository under test: its Python files and the layout of its tests."""

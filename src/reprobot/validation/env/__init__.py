@@ -1,0 +1,1 @@
+"""Environments: specs, detection, sandbox base images and per-repository environment images."""

@@ -1,0 +1,184 @@
+"""Environment images: a base image plus one repository's dependencies, tagged by content hash.
+
+Built once from a trusted tree (never a fork's head), with network and the host's index
+settings; every later run on a tree whose manifests are unchanged reuses it offline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import docker
+import structlog
+
+from reprobot.settings import Settings
+from reprobot.validation.env.base_image import (
+    VENV_PATH,
+    ensure_base_image,
+    file_lock,
+    image_exists,
+)
+from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
+from reprobot.validation.env.pipconf import host_index_settings
+from reprobot.validation.errors import ImageBuildError
+from reprobot.validation.sandbox.container import ContainerSpec, run_container
+from reprobot.validation.sandbox.scripts import script_text
+from reprobot.validation.sandbox.tarstream import small_tar
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+log = structlog.get_logger(__name__)
+
+ENV_REPOSITORY_PREFIX = "reprobot/env-"
+_CA_PATH = "/run/reprobot/ca.pem"
+_RESULT_MARK = b"REPROBOT-RESULT "
+
+
+@dataclass(frozen=True)
+class EnvImage:
+    """A built environment image and what it was built from."""
+
+    tag: str
+    spec: EnvSpec
+    manifests: str
+    editable: bool
+    source_sha: str
+    skipped: tuple[str, ...] = ()
+
+    @classmethod
+    def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
+        return cls(
+            tag=tag,
+            spec=EnvSpec.model_validate_json(labels["reprobot.env.spec"]),
+            manifests=labels["reprobot.env.manifests"],
+            editable=labels.get("reprobot.env.editable") == "1",
+            source_sha=labels.get("reprobot.env.source", ""),
+            skipped=tuple(json.loads(labels.get("reprobot.env.skipped", "[]"))),
+        )
+
+
+def repo_slug(repo: str) -> str:
+    """A Docker-repository-safe form of ``owner/name``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", repo.lower()).strip("-")
+    return slug[:60] or "repo"
+
+
+def ensure_environment(
+    client: docker.DockerClient, spec: EnvSpec, snapshot: RepoSnapshot, settings: Settings
+) -> EnvImage:
+    """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once."""
+    base = ensure_base_image(client, spec.python, settings)
+    base_id = client.images.get(base).id or base
+    fingerprint = manifests_fingerprint(snapshot, spec)
+    key = environment_key(spec, fingerprint, base_id)
+    tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
+    if image_exists(client, tag):
+        return EnvImage.from_labels(tag, client.images.get(tag).labels)
+    with file_lock(settings, f"env-{key}"):
+        if not image_exists(client, tag):
+            _build(client, base, tag, spec, snapshot, fingerprint, settings)
+    return EnvImage.from_labels(tag, client.images.get(tag).labels)
+
+
+def parse_build_result(output: bytes) -> dict[str, Any] | None:
+    """The JSON of the last ``REPROBOT-RESULT`` line of a build log, if any."""
+    for line in reversed(output.splitlines()):
+        if line.startswith(_RESULT_MARK):
+            try:
+                value = json.loads(line[len(_RESULT_MARK) :])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _build(
+    client: docker.DockerClient,
+    base: str,
+    tag: str,
+    spec: EnvSpec,
+    snapshot: RepoSnapshot,
+    fingerprint: str,
+    settings: Settings,
+) -> None:
+    index = host_index_settings(settings)
+    job = {
+        "requirements": list(spec.requirements),
+        "pip_packages": list(spec.pip_packages),
+        "pre_install": list(spec.pre_install),
+        "install": spec.install,
+        "env": spec.env,
+        # Index settings travel in the job file on a tmpfs, not in the container's environment:
+        # a committed image keeps its build container's environment, and must not keep these.
+        "pip_env": index.environment(_CA_PATH),
+    }
+    payload = {
+        "run/reprobot/build.json": json.dumps(job).encode(),
+        "run/reprobot/env_build.py": script_text("env_build.py"),
+    }
+    if index.ca_bundle:
+        payload["run/reprobot/ca.pem"] = index.ca_bundle
+    environment = {**spec.env, "PATH": VENV_PATH}
+    container_spec = ContainerSpec(
+        image=base,
+        # -i: the tree's tar and the payload's tar arrive back to back on stdin.
+        command=[
+            "/bin/sh",
+            "-c",
+            "tar -x -i -f - -C / && exec python /run/reprobot/env_build.py",
+        ],
+        purpose="build-env",
+        user="0",
+        environment=environment,
+        working_dir="/work/repo",
+        network="host",
+        read_only=False,
+        tmpfs={"/run": "rw,exec,size=256m"},
+        drop_capabilities=False,
+    )
+    log_path = settings.logs_dir / f"env-{tag.rsplit('/', 1)[-1].replace(':', '-')}.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    build_result: dict[str, Any] = {}
+    repository, _, image_tag = tag.partition(":")
+
+    def commit(container: Any) -> None:
+        labels = {
+            "reprobot.env.spec": spec.canonical_json(),
+            "reprobot.env.manifests": fingerprint,
+            "reprobot.env.editable": "1" if build_result.get("editable") else "0",
+            "reprobot.env.source": snapshot.sha,
+            "reprobot.env.skipped": json.dumps(build_result.get("skipped", [])),
+        }
+        changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
+        container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])
+
+    with open(log_path, "w+b") as sink:
+
+        def finalize(container: Any) -> None:
+            sink.flush()
+            sink.seek(0)
+            build_result.update(parse_build_result(sink.read()) or {})
+            if build_result.get("ok"):
+                commit(container)
+
+        def stream() -> Any:
+            yield from snapshot.iter_tar("work/repo/")
+            yield small_tar(payload)
+
+        result = run_container(
+            client,
+            container_spec,
+            stream(),
+            timeout_s=settings.build_timeout_s,
+            output_cap_bytes=512 * 1024 * 1024,
+            sink=sink,
+            finalize=finalize,
+        )
+    if result.timed_out:
+        raise ImageBuildError(f"building {tag} timed out", log_path)
+    if not image_exists(client, tag):
+        reason = build_result.get("error") or f"the build exited with {result.exit_code}"
+        raise ImageBuildError(f"building {tag} failed: {reason}", log_path)
+    log.info("env_image.built", tag=tag, seconds=round(result.duration_s, 1), log=str(log_path))

@@ -1,0 +1,64 @@
+"""What an environment image holds, and the content hash that names it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+PythonVersion = Literal["3.9", "3.11", "3.13"]
+SUPPORTED_PYTHONS: tuple[str, ...] = ("3.9", "3.11", "3.13")
+
+# Files whose content decides what an environment installs; a change to any of them means a new
+# environment image, and a run on a tree whose manifests differ from the image's re-installs the
+# project (offline, without dependencies) before testing.
+_MANIFEST_NAMES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
+_REQUIREMENTS_RE = re.compile(r"^(requirements[^/]*\.(txt|in)|requirements/[^/]+\.(txt|in))$")
+
+
+class EnvSpec(BaseModel):
+    """How to build a repository's environment: Python, dependencies, install and test commands."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    python: PythonVersion = "3.11"
+    requirements: tuple[str, ...] = ()
+    pip_packages: tuple[str, ...] = ()
+    pre_install: tuple[str, ...] = Field(
+        default=(), description="shell commands run as root before anything is installed"
+    )
+    install: str = "python -m pip install -e ."
+    test_cmd: str = "pytest"
+    env: dict[str, str] = Field(default_factory=dict)
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+def manifest_paths(files: list[str], spec: EnvSpec) -> list[str]:
+    """The dependency manifests among ``files`` (sorted), plus the spec's requirements files."""
+    chosen = {f for f in files if f in _MANIFEST_NAMES or _REQUIREMENTS_RE.match(f)}
+    chosen.update(r for r in spec.requirements if r in files)
+    return sorted(chosen)
+
+
+def manifests_fingerprint(snapshot: RepoSnapshot, spec: EnvSpec) -> str:
+    """A hash of the manifest files of ``snapshot`` (names and contents)."""
+    digest = hashlib.sha256()
+    for path in manifest_paths(snapshot.list_files(), spec):
+        data = snapshot.read_file(path) or b""
+        digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def environment_key(spec: EnvSpec, fingerprint: str, base_id: str) -> str:
+    """The content hash tagging an environment image: spec, manifests and the base it builds on."""
+    digest = hashlib.sha256()
+    for part in (spec.canonical_json(), fingerprint, base_id):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()[:20]

@@ -1,0 +1,1 @@
+"""What a run yields: outcomes from JUnit, coverage, test runs and verdicts."""

@@ -1,0 +1,1 @@
+"""Containers and test runs inside them, with the limits and the in-container scripts."""

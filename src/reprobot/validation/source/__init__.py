@@ -1,0 +1,1 @@
+"""The code under test: commit snapshots, patches and workspaces."""
