@@ -26,13 +26,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.app_harness import AppHarness, wait_for  # noqa: E402
+from tests.support.app_harness import AppHarness, wait_for  # noqa: E402
 
 from reprobot.bench.dataset import load_instances  # noqa: E402
 from reprobot.bench.environments import clone_path  # noqa: E402
-
-DEFAULT_INSTANCES = ROOT.parent / "shared" / "bench" / "instances.jsonl"
-DEFAULT_SPECS = ROOT.parent / "shared" / "bench" / "env_specs.json"
 
 
 def config_for(specs: dict[str, object], repo: str, version: str) -> str:
@@ -77,9 +74,9 @@ def one_run(app: AppHarness, number: int, title: str, body: str) -> dict[str, ob
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instance", default="marshmallow-code__marshmallow-1359")
-    parser.add_argument("--instances", type=Path, default=DEFAULT_INSTANCES)
-    parser.add_argument("--specs", type=Path, default=DEFAULT_SPECS)
-    parser.add_argument("--repos", type=Path, default=Path("/work/repos"))
+    parser.add_argument("--instances", type=Path, required=True, help="instances JSON-lines file")
+    parser.add_argument("--specs", type=Path, required=True, help="environment table (JSON)")
+    parser.add_argument("--repos", type=Path, required=True, help="folder of git clones")
     parser.add_argument("--keep", action="store_true", help="keep the working directory")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -55,8 +55,6 @@ from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 
-BENCH = Path("/work/shared/bench")
-
 
 @dataclass
 class Result:
@@ -281,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         "--repos", type=Path, required=True, help="folder of clones named by repository"
     )
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--instances", type=Path, default=BENCH / "instances.jsonl")
-    parser.add_argument("--env-specs", type=Path, default=BENCH / "env_specs.json")
+    parser.add_argument("--instances", type=Path, required=True, help="instances JSON-lines file")
+    parser.add_argument("--env-specs", type=Path, required=True, help="environment table (JSON)")
     parser.add_argument("--overrides", type=Path, default=default_overlay())
     parser.add_argument("--only", action="append", default=[], help="instance id (repeatable)")
     args = parser.parse_args(argv)

@@ -42,7 +42,6 @@ from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 
-BENCH = Path("/work/shared/bench")
 # What runner.py appends to the project's pytest command (its JUnit report and robustness options).
 RUNNER_OPTIONS = [
     "-o",
@@ -131,7 +130,9 @@ def time_host(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="sandbox vs. host time of one test file")
     parser.add_argument("--repos", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=Path("/work/bench-out"))
+    parser.add_argument("--instances", type=Path, required=True, help="instances JSON-lines file")
+    parser.add_argument("--env-specs", type=Path, required=True, help="environment table (JSON)")
+    parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--instance", default="pallets__flask-5063")
     parser.add_argument("--test-file", default=None, help="default: the test patch's first file")
     parser.add_argument("--repeat", type=int, default=5)
@@ -141,10 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(width=None if sys.stdout.isatty() else 150)
 
     settings = Settings()
-    instance = next(
-        i for i in load_instances(BENCH / "instances.jsonl") if i.instance_id == args.instance
-    )
-    table = load_env_specs(BENCH / "env_specs.json", default_overlay())
+    instance = next(i for i in load_instances(args.instances) if i.instance_id == args.instance)
+    table = load_env_specs(args.env_specs, default_overlay())
     spec = env_spec_for(table, instance.repo, instance.version)
     path = args.repos / instance.repo.split("/", 1)[1]
     trusted = RepoSnapshot.from_git(path, instance.environment_setup_commit, instance.repo)

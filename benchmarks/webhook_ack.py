@@ -68,8 +68,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests import webhooks  # noqa: E402
-from tests.github_server import make_app_key  # noqa: E402
+from tests.support import webhooks  # noqa: E402
+from tests.support.github_server import make_app_key  # noqa: E402
 
 SECRET = "webhook benchmark secret"
 WRONG_SECRET = "not the webhook secret"

@@ -76,5 +76,6 @@ ensure_venv() {
 ensure_docker
 ensure_tools
 ensure_venv
-say "making sure the sandbox base image exists (the first time this bootstraps Debian: a few minutes)"
+say "the sandbox base image for Python ${REPROBOT_SETUP_PYTHON:-3.11}"
+# Quiet when the image exists; otherwise a line per step (bootstrap, set-up) with its time.
 .venv/bin/reprobot sandbox build --python "${REPROBOT_SETUP_PYTHON:-3.11}"

@@ -9,4 +9,9 @@ printf '\n== ruff\n' >&2
 printf '\n== mypy\n' >&2
 .venv/bin/mypy
 printf '\n== pytest\n' >&2
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# -ra: every skip and failure with its reason; the slowest tests at the end; one line per file.
+started=$(date +%s)
+status=0
+.venv/bin/python -m pytest -p no:cacheprovider -ra --durations=10 "$@" || status=$?
+printf '\n== pytest took %s s\n' "$(( $(date +%s) - started ))" >&2
+exit "$status"

@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from reprobot import __version__
 from reprobot.bench import pod_report, swt_report
 from reprobot.bench.dataset import (
@@ -40,12 +38,12 @@ from reprobot.bench.pod import (
 from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
 from reprobot.bench.provenance import fingerprint, provenance, text_sha256
 from reprobot.bench.swt import evaluate_instance, score
+from reprobot.console import console
 from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.settings import Settings
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits
 
-DEFAULT_BENCH = Path("..") / "shared" / "bench"
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
 EVALUATION_VERSION = "2"
 
@@ -85,8 +83,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--env-specs",
         type=Path,
-        help="environment table (default: env_specs.json next to the instances, "
-        "else ../shared/bench/env_specs.json)",
+        help="environment table (default: env_specs.json next to the instances)",
     )
     parser.add_argument("--workers", type=int, help="parallel units (default: cores and memory)")
     parser.add_argument("--only", action="append", default=[], help="instance id (repeatable)")
@@ -95,10 +92,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _env_specs(args: argparse.Namespace) -> Path:
     if args.env_specs is not None:
         return Path(args.env_specs)
-    for candidate in (args.instances.parent / "env_specs.json", DEFAULT_BENCH / "env_specs.json"):
-        if candidate.is_file():
-            return candidate
-    raise DatasetError("no env_specs.json found: pass --env-specs")
+    candidate = Path(args.instances).parent / "env_specs.json"
+    if candidate.is_file():
+        return candidate
+    raise DatasetError(f"no env_specs.json next to {args.instances}: pass --env-specs")
 
 
 def _instances(args: argparse.Namespace) -> list[Instance]:
@@ -123,7 +120,7 @@ class _Context:
         self.repos = Path(args.repos)
         self.store = Store(Path(args.out))
         self.workers = args.workers or default_workers(self.limits.memory_mb)
-        self.console = Console(stderr=True)
+        self.console = console(stderr=True)
 
     def prepare(self, instance: Instance) -> Prepared:
         return prepare(self.client, instance, self.repos, self.table, self.settings)
@@ -198,7 +195,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         model,
         scores,
         all_results,
-        time.monotonic() - started,
+        ctx.store.record_run("swt", time.monotonic() - started),
         peak_rss_mb(),
     )
     if drafting:
@@ -333,7 +330,11 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     )
     report = pod_report.build(candidates, refs, results, tests_path is None, args.resamples)
     paths = pod_report.write_reports(
-        Path(args.out), header, report, time.monotonic() - started, peak_rss_mb()
+        Path(args.out),
+        header,
+        report,
+        ctx.store.record_run("pod", time.monotonic() - started),
+        peak_rss_mb(),
     )
     print(paths["markdown"].read_text(encoding="utf-8"))
     ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import resource
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import structlog
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from reprobot.progress import elapsed
 from reprobot.validation.errors import ReprobotError
 from reprobot.validation.results.testrun import TestRun
 
@@ -70,8 +72,27 @@ def peak_rss_mb() -> float:
     return round((own + children) / 1024, 1)
 
 
+@dataclass(frozen=True)
+class Timing:
+    """How long a report took: this run's wall time, and the wall time of every run that wrote
+    into the same output folder (a resumed benchmark's real cost)."""
+
+    this_run_s: float
+    total_s: float
+    runs: int
+
+    def sentence(self) -> str:
+        text = f"Wall time {elapsed(self.this_run_s)}"
+        if self.runs > 1:
+            text += (
+                f" for this run, {elapsed(self.total_s)} over the {self.runs} runs into this folder"
+            )
+        return text
+
+
 class Store:
-    """Stored unit results under ``out/results`` and per-unit logs under ``out/logs``."""
+    """Stored unit results under ``out/results``, per-unit logs under ``out/logs``, and one line
+    per finished run in ``out/runs.jsonl``."""
 
     def __init__(self, out: Path) -> None:
         self.results = out / "results"
@@ -96,6 +117,21 @@ class Store:
         if data.get("fingerprint") != unit.fingerprint or data.get("error"):
             return None
         return data
+
+    def record_run(self, command: str, wall_s: float) -> Timing:
+        """Add this run of ``command`` to the folder's history; the timing of all its runs."""
+        path = self.results.parent / "runs.jsonl"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"command": command, "wall_s": round(wall_s, 1)}) + "\n")
+        runs = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("command") == command:
+                runs.append(float(entry.get("wall_s", 0.0)))
+        return Timing(wall_s, sum(runs), len(runs))
 
     def save(self, unit: Unit, result: dict[str, Any]) -> None:
         path = self.results / f"{unit.key}.json"
@@ -132,10 +168,12 @@ def run_units(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
+    # Where no terminal shows the bar (a log file, CI), a line per unit as it ends tells the same.
+    lines = not console.is_terminal
     with Progress(*columns, console=console) as progress:
         task = progress.add_task(title, total=len(units), completed=len(results))
-        if results:
-            progress.console.print(f"{len(results)} finished earlier, {len(todo)} to run")
+        if results or lines:
+            progress.console.print(f"{title}: {len(results)} finished earlier, {len(todo)} to run")
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             futures: dict[Future[dict[str, Any]], Unit] = {
                 pool.submit(_guarded, work, unit): unit for unit in todo
@@ -145,21 +183,32 @@ def run_units(
                 result = future.result()
                 store.save(unit, result)
                 results[unit.key] = result
-                if result.get("error"):
-                    progress.console.print(f"{unit.label or unit.key}: error: {result['error']}")
                 progress.advance(task)
+                name = unit.label or unit.key
+                if result.get("error"):
+                    progress.console.print(f"{name}: error: {result['error']}", markup=False)
+                elif lines:
+                    took = elapsed(float(result.get("unit_s", 0.0)))
+                    progress.console.print(
+                        f"{title} [{len(results)}/{len(units)}] {name}: done in {took}",
+                        markup=False,
+                    )
     return results
 
 
 def _guarded(work: Callable[[Unit], dict[str, Any]], unit: Unit) -> dict[str, Any]:
     structlog.contextvars.bind_contextvars(unit=unit.key)
+    started = time.monotonic()
     try:
-        return work(unit)
+        result = work(unit)
     except (ReprobotError, docker.errors.DockerException, OSError) as exc:
         log.warning("unit failed", error=str(exc))
-        return {"key": unit.key, "error": f"{type(exc).__name__}: {exc}"}
+        result = {"key": unit.key, "error": f"{type(exc).__name__}: {exc}"}
+    else:
+        result = {**result, "unit_s": round(time.monotonic() - started, 1)}
     finally:
         structlog.contextvars.unbind_contextvars("unit")
+    return result
 
 
 def write_run_log(path: Path, run: TestRun) -> None:

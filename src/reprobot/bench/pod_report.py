@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from reprobot.bench.executor import Timing
 from reprobot.bench.plots import plot_effort_table, plot_wpc_envelope
 from reprobot.bench.pod import Candidate, graded_ids, judge
 from reprobot.bench.pod_metrics import (
@@ -124,7 +125,7 @@ def _f(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def markdown(header: Mapping[str, Any], report: PodReport, wall_s: float, peak_mb: float) -> str:
+def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float) -> str:
     m = report.matrix
     agree = sum(c.agrees for c in report.calls if c.called_correct is not None)
     called = sum(c.called_correct is not None for c in report.calls)
@@ -133,7 +134,7 @@ def markdown(header: Mapping[str, Any], report: PodReport, wall_s: float, peak_m
         "",
         *provenance_markdown(header),
         "",
-        f"Wall time {wall_s:.0f} s; peak memory of the harness process {peak_mb:.0f} MiB.",
+        f"{timing.sentence()}; peak memory of the harness process {peak_mb:.0f} MiB.",
         "",
         f"**Agreement with the `resolved` labels: {agree} of {called} candidates"
         + (f" ({100 * agree / called:.1f}%)" if called else "")
@@ -202,7 +203,7 @@ def _n(value: int | None) -> str:
 
 
 def write_reports(
-    out: Path, header: Mapping[str, Any], report: PodReport, wall_s: float, peak_mb: float
+    out: Path, header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float
 ) -> dict[str, Path]:
     """report.json, report.md, calls.csv-like JSON and the two figures, in ``out``."""
     paths = {
@@ -218,7 +219,9 @@ def write_reports(
     plot_effort_table(report.effort, paths["effort"])
     document = {
         **header,
-        "wall_s": round(wall_s, 1),
+        "wall_s": round(timing.this_run_s, 1),
+        "wall_s_all_runs": round(timing.total_s, 1),
+        "runs": timing.runs,
         "peak_rss_mb": peak_mb,
         "confusion": report.matrix,
         "metrics": report.metrics,
@@ -231,5 +234,5 @@ def write_reports(
         "errors": report.errors,
     }
     paths["json"].write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
-    paths["markdown"].write_text(markdown(header, report, wall_s, peak_mb), encoding="utf-8")
+    paths["markdown"].write_text(markdown(header, report, timing, peak_mb), encoding="utf-8")
     return paths

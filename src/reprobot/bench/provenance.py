@@ -47,6 +47,12 @@ def provenance(
             for name, path in inputs.items()
             if path is not None and path.is_file()
         },
+        # Inputs that were looked for and not found are facts of the report too.
+        "missing": {
+            name: str(path)
+            for name, path in inputs.items()
+            if path is not None and not path.is_file()
+        },
         **(extra or {}),
     }
 
@@ -60,4 +66,6 @@ def provenance_markdown(header: Mapping[str, Any]) -> list[str]:
     ]
     for name, info in header["inputs"].items():
         lines.append(f"- {name}: `{info['path']}` (sha256 `{info['sha256'][:16]}…`)")
+    for name, path in header.get("missing", {}).items():
+        lines.append(f"- {name}: none (`{path}` does not exist)")
     return lines

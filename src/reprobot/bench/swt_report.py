@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from reprobot.bench.executor import Timing
 from reprobot.bench.provenance import provenance_markdown
 from reprobot.bench.swt_metrics import InstanceScore, table_row
 
@@ -48,14 +49,15 @@ def markdown(
     header: Mapping[str, Any],
     model: str,
     scores: Sequence[InstanceScore],
-    wall_s: float,
+    timing: Timing,
     peak_mb: float,
 ) -> str:
     lines = [f"# SWT-Bench evaluation: {model}", "", *provenance_markdown(header), ""]
     lines += [
-        f"Wall time {wall_s:.0f} s; peak memory of the harness process {peak_mb:.0f} MiB "
+        f"{timing.sentence()}; peak memory of the harness process {peak_mb:.0f} MiB "
         "(each sandbox is held to its own memory limit).",
         "",
+        *_exclusion_note(header, scores),
         "| rows | n | " + " | ".join(COLUMNS) + " |",
         "|---|---|" + "---|" * len(COLUMNS),
     ]
@@ -95,6 +97,19 @@ def markdown(
     return "\n".join(lines) + "\n"
 
 
+def _exclusion_note(header: Mapping[str, Any], scores: Sequence[InstanceScore]) -> list[str]:
+    """Which of SWT-Bench's excluded ids the rows leave out, or that no list was found."""
+    missing = header.get("missing", {}).get("excluded")
+    if missing is not None:
+        return [
+            f"No SWT-Bench exclusion list at `{missing}`: no instance is excluded, so the row "
+            "without excluded ids is the same as the row of all instances.",
+            "",
+        ]
+    excluded = sum(s.excluded for s in scores)
+    return [f"{excluded} of {len(scores)} instances are on SWT-Bench's exclusion list.", ""]
+
+
 def _yes(value: bool) -> str:
     return "✓" if value else "·"
 
@@ -105,7 +120,7 @@ def write_reports(
     model: str,
     scores: Sequence[InstanceScore],
     results: Mapping[str, Mapping[str, Any]],
-    wall_s: float,
+    timing: Timing,
     peak_mb: float,
 ) -> dict[str, Path]:
     """Write report.json, report.md and instances.csv into ``out``; return their paths."""
@@ -117,7 +132,9 @@ def write_reports(
     document = {
         **header,
         "model": model,
-        "wall_s": round(wall_s, 1),
+        "wall_s": round(timing.this_run_s, 1),
+        "wall_s_all_runs": round(timing.total_s, 1),
+        "runs": timing.runs,
         "peak_rss_mb": peak_mb,
         "rows": rows(scores),
         "paper_rows": PAPER_ROWS,
@@ -125,6 +142,6 @@ def write_reports(
         "details": results,
     }
     paths["json"].write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
-    paths["markdown"].write_text(markdown(header, model, scores, wall_s, peak_mb), encoding="utf-8")
+    paths["markdown"].write_text(markdown(header, model, scores, timing, peak_mb), encoding="utf-8")
     write_csv(paths["csv"], scores)
     return paths

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
+from reprobot.console import console, progress_for
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.generation.pool.reproduce import Reproduction, reproduce
@@ -61,7 +62,8 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
     client = connect()
     snapshot = RepoSnapshot.from_git(path, args.ref, name)
     trusted = RepoSnapshot.from_git(path, args.env_ref, name) if args.env_ref else snapshot
-    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings)
+    progress = progress_for(args)
+    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings, progress)
     result = reproduce(
         issue,
         snapshot,
@@ -69,11 +71,12 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
         settings,
         client=client,
         llm_drafter=bind_llm_drafter(settings),
+        progress=progress,
     )
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        print_reproduction(result, Console())
+        print_reproduction(result, console())
     return 0 if result.reproduced else EXIT_NOT_REPRODUCED
 
 

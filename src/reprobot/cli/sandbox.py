@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
+from reprobot.console import console, progress_for
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
@@ -98,7 +97,7 @@ def add_env_arguments(
 def cmd_sandbox_build(args: argparse.Namespace, settings: Settings) -> int:
     client = connect()
     for python in args.python or ["3.11"]:
-        print(ensure_base_image(client, python, settings))
+        print(ensure_base_image(client, python, settings, progress_for(args)))
     return 0
 
 
@@ -135,7 +134,7 @@ def _environment(
         RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else snapshot
     )
     spec = resolve_spec(args, trusted)
-    return client, snapshot, ensure_environment(client, spec, trusted, settings)
+    return client, snapshot, ensure_environment(client, spec, trusted, settings, progress_for(args))
 
 
 def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -175,31 +174,31 @@ def cmd_run_tests(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_run(run: TestRun, env: EnvImage) -> None:
-    console = Console(file=sys.stdout, highlight=False)
+    out = console()
     for patch in run.patches:
         state = f"applied ({patch.method})" if patch.applied else "DOES NOT APPLY"
-        console.print(f"patch {patch.name}: {state}")
+        out.print(f"patch {patch.name}: {state}")
         if not patch.applied:
-            console.print(patch.output, markup=False)
+            out.print(patch.output, markup=False)
     table = Table("test", "outcome", title=f"{len(run.outcomes)} tests in {env.tag}")
     for test_id, outcome in sorted(run.outcomes.items()):
         value = Outcome.ERROR.value if outcome is Outcome.MISSING else outcome.value
         label = f"{value} (not reported)" if outcome is Outcome.MISSING else value
         table.add_row(test_id, f"[{_STYLE[value]}]{label}[/]")
     if run.outcomes:
-        console.print(table)
+        out.print(table)
     counts: dict[str, int] = {}
     for outcome in run.outcomes.values():
         counts[outcome.value] = counts.get(outcome.value, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no tests ran"
-    console.print(f"{summary} in {run.duration_s:.1f}s", markup=False)
+    out.print(f"{summary} in {run.duration_s:.1f}s", markup=False)
     if run.limits_hit:
-        console.print(f"limits hit: {', '.join(sorted(run.limits_hit))}", markup=False)
+        out.print(f"limits hit: {', '.join(sorted(run.limits_hit))}", markup=False)
     if run.error:
-        console.print(f"error: {run.error}", markup=False)
-        console.print(run.log_excerpt[-3000:], markup=False)
+        out.print(f"error: {run.error}", markup=False)
+        out.print(run.log_excerpt[-3000:], markup=False)
     if run.coverage is not None:
         statements = sum(len(fc.statements) for fc in run.coverage.values())
         executed = sum(len(fc.executed) for fc in run.coverage.values())
         share = executed / statements if statements else 0.0
-        console.print(f"coverage: {executed}/{statements} statements ({share:.0%})", markup=False)
+        out.print(f"coverage: {executed}/{statements} statements ({share:.0%})", markup=False)

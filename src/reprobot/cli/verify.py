@@ -9,6 +9,7 @@ from typing import Any
 
 from reprobot.bot.render.verdict import render_verdict
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
+from reprobot.console import progress_for
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import ensure_environment
 from reprobot.validation.errors import ReprobotError
@@ -50,7 +51,8 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     head = RepoSnapshot.from_git(args.repo, args.head, args.name) if args.head else None
     # The environment comes from the trusted base (or --env-ref), never from the fix's head.
     trusted = RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else base
-    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings)
+    progress = progress_for(args)
+    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings, progress)
     verdict = verify(
         client,
         env,

@@ -8,6 +8,7 @@ run counts against the issue's budget of sandbox runs.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ import structlog
 
 from reprobot.generation.drafts import Draft, Feedback, RunDraft, Verdict
 from reprobot.generation.pool.failure_match import IssueReason, Judgement, judge_run
+from reprobot.progress import SILENT, Progress, elapsed
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.sandbox.limits import RunLimits
@@ -87,11 +89,20 @@ class Validator:
     reason: IssueReason
     limits: RunLimits
     budget: SandboxBudget
+    progress: Progress = SILENT
 
     def _run(self, patches: Sequence[Patch], files: Sequence[str]) -> TestRun:
-        return run_tests(
+        run = run_tests(
             self.client, self.env, self.snapshot, patches, selection=files, limits=self.limits
         )
+        counts = Counter(o.value for o in run.outcomes.values())
+        told = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no tests"
+        self.progress.detail(
+            f"sandbox run {self.budget.used}: {', '.join(files)}: {told}"
+            + (f" ({run.error})" if run.error else "")
+            + f" in {elapsed(run.duration_s)}"
+        )
+        return run
 
     def _judge(self, draft: Draft, run: TestRun) -> Candidate:
         judgement: Judgement = judge_run(run, draft.test_files, self.reason)

@@ -21,6 +21,7 @@ from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Validator
 from reprobot.generation.pool.failure_match import issue_reason
 from reprobot.generation.pool.selection import rank
+from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.sandbox.limits import RunLimits
@@ -93,15 +94,30 @@ def reproduce(
     *,
     client: docker.DockerClient,
     llm_drafter: LLMDrafter | None = None,
+    progress: Progress = SILENT,
 ) -> Reproduction:
-    """Draft, validate and select reproducing tests for ``issue`` on ``snapshot`` (R)."""
+    """Draft, validate and select reproducing tests for ``issue`` on ``snapshot`` (R);
+    ``progress`` hears of each sandbox run."""
+    with progress.step(f"drafting tests for the issue and running them on {snapshot.sha[:12]}"):
+        return _reproduce(issue, snapshot, environment, settings, client, llm_drafter, progress)
+
+
+def _reproduce(
+    issue: IssueReport,
+    snapshot: RepoSnapshot,
+    environment: EnvImage,
+    settings: Settings,
+    client: docker.DockerClient,
+    llm_drafter: LLMDrafter | None,
+    progress: Progress,
+) -> Reproduction:
     started = time.monotonic()
     tree = tree_context(issue, snapshot)
     drafted = draft_from_issue(issue, snapshot, tree)
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
     validator = Validator(
-        client, environment, snapshot, reason, RunLimits.from_settings(settings), budget
+        client, environment, snapshot, reason, RunLimits.from_settings(settings), budget, progress
     )
     drafts = list(drafted.drafts)
     rejected = list(drafted.skipped)

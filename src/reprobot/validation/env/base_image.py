@@ -25,6 +25,7 @@ import docker
 import docker.errors
 import structlog
 
+from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation.env.apt_sources import host_mirror
 from reprobot.validation.env.pipconf import host_index_settings
@@ -83,8 +84,11 @@ def file_lock(settings: Settings, name: str) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def ensure_base_image(client: docker.DockerClient, python: str, settings: Settings) -> str:
-    """Make sure the base image for ``python`` exists and return its tag; quick when it does."""
+def ensure_base_image(
+    client: docker.DockerClient, python: str, settings: Settings, progress: Progress = SILENT
+) -> str:
+    """Make sure the base image for ``python`` exists and return its tag; quick when it does.
+    ``progress`` hears of each slow step, and of nothing when the image is there already."""
     if python not in DEBIAN_SUITES:
         raise ImageBuildError(
             f"unsupported Python version {python!r}; choose one of 3.9, 3.11, 3.13"
@@ -98,28 +102,40 @@ def ensure_base_image(client: docker.DockerClient, python: str, settings: Settin
         log_path = settings.logs_dir / f"base-py{python}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "wb") as sink:
-            source = _source_image(client, python, settings, sink, log_path)
-            _setup_base(client, source, tag, settings, sink, log_path)
+            source = _source_image(client, python, settings, sink, log_path, progress)
+            with progress.step(f"setting up the sandbox base image {tag} (log: {log_path})"):
+                _setup_base(client, source, tag, settings, sink, log_path)
         log.info("base_image.built", tag=tag, source=source, log=str(log_path))
     return tag
 
 
 def _source_image(
-    client: docker.DockerClient, python: str, settings: Settings, sink: Any, log_path: Path
+    client: docker.DockerClient,
+    python: str,
+    settings: Settings,
+    sink: Any,
+    log_path: Path,
+    progress: Progress,
 ) -> str:
     if settings.base_image_source in ("auto", "registry"):
         try:
-            client.images.pull("python", tag=f"{python}-slim")
+            with progress.step(f"pulling python:{python}-slim"):
+                client.images.pull("python", tag=f"{python}-slim")
             return f"python:{python}-slim"
         except docker.errors.DockerException as exc:
             sink.write(f"registry pull of python:{python}-slim failed: {exc}\n".encode())
             if settings.base_image_source == "registry":
                 raise ImageBuildError(f"cannot pull python:{python}-slim: {exc}", log_path) from exc
-    return _bootstrap_rootfs(client, DEBIAN_SUITES[python], settings, sink, log_path)
+    return _bootstrap_rootfs(client, DEBIAN_SUITES[python], settings, sink, log_path, progress)
 
 
 def _bootstrap_rootfs(
-    client: docker.DockerClient, suite: str, settings: Settings, sink: Any, log_path: Path
+    client: docker.DockerClient,
+    suite: str,
+    settings: Settings,
+    sink: Any,
+    log_path: Path,
+    progress: Progress,
 ) -> str:
     tag = f"{ROOTFS_REPOSITORY}:{suite}"
     if image_exists(client, tag):
@@ -142,17 +158,23 @@ def _bootstrap_rootfs(
         out = Path(tmp) / f"{suite}.tar"
         sink.write(f"+ {script} {suite} {mirror} {out}\n".encode())
         sink.flush()
-        proc = subprocess.run(
-            ["sh", str(script), suite, mirror, str(out)],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            check=False,
-            timeout=settings.build_timeout_s,
+        what = (
+            f"bootstrapping Debian {suite} from {mirror} with debootstrap (done once; "
+            f"takes a few minutes; log: {log_path})"
         )
-        if proc.returncode != 0:
-            raise ImageBuildError(f"debootstrap of {suite} failed", log_path)
+        with progress.step(what):
+            proc = subprocess.run(
+                ["sh", str(script), suite, mirror, str(out)],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                check=False,
+                timeout=settings.build_timeout_s,
+            )
+            if proc.returncode != 0:
+                raise ImageBuildError(f"debootstrap of {suite} failed", log_path)
         repository, _, image_tag = tag.partition(":")
-        client.api.import_image_from_file(str(out), repository=repository, tag=image_tag)
+        with progress.step(f"importing the root filesystem as {tag}"):
+            client.api.import_image_from_file(str(out), repository=repository, tag=image_tag)
     return tag
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import docker
 import structlog
 
+from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import (
     VENV_PATH,
@@ -66,10 +67,15 @@ def repo_slug(repo: str) -> str:
 
 
 def ensure_environment(
-    client: docker.DockerClient, spec: EnvSpec, snapshot: RepoSnapshot, settings: Settings
+    client: docker.DockerClient,
+    spec: EnvSpec,
+    snapshot: RepoSnapshot,
+    settings: Settings,
+    progress: Progress = SILENT,
 ) -> EnvImage:
-    """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once."""
-    base = ensure_base_image(client, spec.python, settings)
+    """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once;
+    ``progress`` hears of the builds, and of nothing when the images exist already."""
+    base = ensure_base_image(client, spec.python, settings, progress)
     base_id = client.images.get(base).id or base
     fingerprint = manifests_fingerprint(snapshot, spec)
     key = environment_key(spec, fingerprint, base_id)
@@ -78,7 +84,12 @@ def ensure_environment(
         return EnvImage.from_labels(tag, client.images.get(tag).labels)
     with file_lock(settings, f"env-{key}"):
         if not image_exists(client, tag):
-            _build(client, base, tag, spec, snapshot, fingerprint, settings)
+            what = (
+                f"building the environment of {snapshot.repo} @ {snapshot.sha[:12]} "
+                f"(Python {spec.python}; done once per dependency change)"
+            )
+            with progress.step(what):
+                _build(client, base, tag, spec, snapshot, fingerprint, settings)
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
 
 

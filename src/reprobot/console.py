@@ -1,0 +1,68 @@
+"""Output for a person at the command line: consoles that do not cut lines when output is a
+file, and progress on standard error: a line when a slow step starts and one when it ends, with
+its elapsed time, and a live spinner with a clock in between where a terminal is attached."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.progress import Progress as RichProgress
+from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from reprobot.progress import elapsed
+
+# Wide enough that a step's line, a path or a table row is never broken when output is a file.
+PLAIN_WIDTH = 240
+
+
+def console(stderr: bool = False) -> Console:
+    """A console as wide as the terminal, or ``PLAIN_WIDTH`` when output is not one (rich's
+    default of 80 columns cuts tables and breaks long lines in logs)."""
+    probe = Console(stderr=stderr)
+    if probe.is_terminal:
+        return probe
+    return Console(stderr=stderr, width=PLAIN_WIDTH, soft_wrap=True)
+
+
+class ConsoleProgress:
+    """``reprobot.progress.Progress`` for a person at the command line."""
+
+    def __init__(self, out: Console, verbose: bool = False) -> None:
+        self.out = out
+        self.verbose = verbose
+
+    @contextlib.contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        started = time.monotonic()
+        self.out.print(f"… {what}", markup=False, highlight=False)
+        try:
+            if self.out.is_terminal:
+                with RichProgress(
+                    SpinnerColumn(),
+                    TextColumn("{task.description}"),
+                    TimeElapsedColumn(),
+                    console=self.out,
+                    transient=True,
+                ) as live:
+                    live.add_task(what, total=None)
+                    yield
+            else:
+                yield
+        except BaseException:
+            took = elapsed(time.monotonic() - started)
+            self.out.print(f"✗ {what}: failed after {took}", markup=False, highlight=False)
+            raise
+        took = elapsed(time.monotonic() - started)
+        self.out.print(f"✓ {what} ({took})", markup=False, highlight=False)
+
+    def detail(self, what: str) -> None:
+        if self.verbose:
+            self.out.print(f"  {what}", markup=False, highlight=False)
+
+
+def progress_for(args: object) -> ConsoleProgress:
+    """The progress of a command: on standard error, with detail when ``-v`` was given."""
+    return ConsoleProgress(console(stderr=True), verbose=bool(getattr(args, "verbose", False)))

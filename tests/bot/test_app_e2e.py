@@ -1,0 +1,239 @@
+"""The GitHub App end to end: signed deliveries to ``reprobot serve``, jobs run by real
+workers with real Docker runs against a real repository served over git's HTTP protocol, and
+the comments, labels and check runs they leave on a local GitHub."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from reprobot.bot.render.pull import CHECK_NAME, VERIFICATION_MARKER
+from reprobot.bot.render.reproduction import REPRODUCTION_MARKER
+from reprobot.validation.env.env_image import EnvImage
+from tests.support import webhooks
+from tests.support.app_harness import APP_ID, INSTALLATION, REPO, AppHarness
+from tests.support.example_patches import FIX
+from tests.support.repos import EXAMPLE
+
+pytestmark = pytest.mark.docker
+
+ISSUE_TITLE, _, ISSUE_BODY = (EXAMPLE / "ISSUE.md").read_text().partition("\n")
+# The pull request's own test: fails before the fix, passes with it.
+OWN_TEST = """\
+from durations import parse_duration
+
+
+def test_two_units():
+    assert parse_duration("2m5s") == 125
+"""
+
+
+@pytest.fixture(scope="module")
+def app(
+    tmp_path_factory: pytest.TempPathFactory, example_repo: Path, example_env: EnvImage
+) -> Iterator[AppHarness]:
+    harness = AppHarness(tmp_path_factory.mktemp("app"), example_repo)
+    harness.serve(workers=1)
+    yield harness
+    harness.close()
+
+
+def _check_runs(app: AppHarness, head_sha: str) -> list[dict[str, object]]:
+    return [r for r in app.github.check_runs(REPO) if r["head_sha"] == head_sha]
+
+
+def _completed(app: AppHarness, head_sha: str) -> dict[str, object] | None:
+    runs = [r for r in _check_runs(app, head_sha) if r["status"] == "completed"]
+    return runs[-1] if runs else None
+
+
+def test_an_issue_is_reproduced_once_for_20_concurrent_copies_of_its_delivery(
+    app: AppHarness,
+) -> None:
+    data = app.open_issue(1, ISSUE_TITLE, ISSUE_BODY)
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(
+            pool.map(lambda _: app.deliver("issues", data, "delivery-issue-1"), range(20))
+        )
+    assert {a.status_code for a in answers} == {202}
+    assert len({tuple(a.json()["jobs"]) for a in answers}) == 1
+    assert sum(not a.json()["duplicate"] for a in answers) == 1
+    jobs = app.wait("the job to finish", lambda: app.finished(1), timeout=300)
+    assert [(j.kind, j.state, j.attempts) for j in jobs] == [("reproduce", "done", 1)], app.logs()
+    (comment,) = app.bot_comments(1)
+    body = str(comment["body"])
+    assert body.startswith(REPRODUCTION_MARKER)
+    assert "ValueError" in body and "git apply" in body
+    assert app.github.issue_labels(REPO, 1) == ["reproduced"]
+    assert len(app.github.comments(REPO, 1)) == 1
+    # The token was narrowed to the repository and the job's permissions, and only ever sent
+    # in headers: no URL the server saw carries it, and the mirror's config does not hold it.
+    token = app.github.tokens[-1]
+    assert token["repositories"] == ["durations"]
+    assert token["permissions"] == {"metadata": "read", "contents": "read", "issues": "write"}
+    assert not any(
+        str(t["token"]) in c.path + str(c.query)
+        for t in app.github.tokens
+        for c in app.github.calls
+    )
+    mirror_config = (app.cache_dir / "mirrors" / "example" / "durations.git" / "config").read_text()
+    assert "ghs_" not in mirror_config and "extraheader" not in mirror_config.lower()
+    # Mutations went one at a time.
+    writes = sorted(
+        (c.started, c.finished)
+        for c in app.github.calls
+        if c.method in ("POST", "PATCH", "DELETE") and c.path.startswith("/api/v3/")
+    )
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(writes))
+
+
+def test_a_fix_pull_request_is_verified_and_a_second_push_edits_the_same_comment(
+    app: AppHarness,
+) -> None:
+    app.wait("issue #1's reproduction", lambda: app.bot_comments(1), timeout=400)
+    head = app.push({"tests/test_units.py": OWN_TEST}, "Parse several units", "fix", patch=FIX)
+    data = app.open_pull(2, head, "This parses `1h30m`.\n\nFixes #1")
+    # A person's comment quoting the App's marker: it must never be edited.
+    human = app.github.add_comment(REPO, 2, "quoting the bot: " + VERIFICATION_MARKER)
+    assert app.deliver("pull_request", data).status_code == 202
+    run = app.wait("the completed check run", lambda: _completed(app, head), timeout=300)
+    app.wait("the verification job", lambda: app.finished(2), timeout=60)
+    assert run["name"] == CHECK_NAME
+    assert run["conclusion"] == "success", (run, app.logs())
+    (comment,) = app.bot_comments(2)
+    body = str(comment["body"])
+    assert body.startswith(VERIFICATION_MARKER)
+    assert "#1" in body and head[:7] in body
+    assert "comes with 1 test that fails before the change" in body  # the PR's own test
+    assert app.github.issue_labels(REPO, 2) == ["fix-verified"]
+
+    # A second push: the same comment is edited, a new check run is made for the new head.
+    second = app.push({"CHANGES.md": "Several units.\n"}, "Changelog", "fix")
+    app.github.set_pull_head(REPO, 2, second)
+    sync = webhooks.pull_request(
+        "synchronize", REPO, INSTALLATION, 2, second, app.base_sha, data["pull_request"]["body"]
+    )
+    assert app.deliver("pull_request", sync).status_code == 202
+    app.wait("the second check run", lambda: _completed(app, second), timeout=300)
+    app.wait("the second verification job", lambda: app.finished(2), timeout=60)
+    bot = app.bot_comments(2)
+    assert [c["id"] for c in bot] == [comment["id"]]
+    assert second[:7] in str(bot[0]["body"])
+    assert len(_check_runs(app, second)) == 1
+    # The person's comment is untouched.
+    now = [c for c in app.github.comments(REPO, 2) if c["id"] == human["id"]]
+    assert now == [human]
+
+
+def test_a_fork_pull_request_is_verified_through_refs_pull(app: AppHarness) -> None:
+    app.wait("issue #1's reproduction", lambda: app.bot_comments(1), timeout=400)
+    head = app.push_fork("stranger/durations", FIX, "Fix from a fork")
+    assert (
+        app.deliver(
+            "pull_request", app.open_pull(4, head, "Closes #1", fork="stranger/durations")
+        ).status_code
+        == 202
+    )
+    run = app.wait("the fork's check run", lambda: _completed(app, head), timeout=300)
+    app.wait("the fork's verification job", lambda: app.finished(4), timeout=60)
+    assert run["conclusion"] == "success", app.logs()
+    body = str(app.bot_comments(4)[0]["body"])
+    assert "This pull request changes no test file." in body
+
+
+def test_a_pull_request_without_reproduced_issues_gets_nothing(app: AppHarness) -> None:
+    head = app.push({"NOTES.md": "notes\n"}, "Notes", "notes")
+    assert (
+        app.deliver("pull_request", app.open_pull(5, head, "Fixes #98, see #1")).status_code == 202
+    )
+    jobs = app.wait("the job", lambda: app.finished(5), timeout=120)
+    assert [j.state for j in jobs] == ["done"]
+    assert app.github.comments(REPO, 5) == []
+    assert _check_runs(app, head) == []
+
+
+def test_a_rate_limited_comment_waits_for_retry_after_then_succeeds(app: AppHarness) -> None:
+    app.github.fail_secondary_rate_limit(
+        "POST", r"/repos/example/durations/issues/3/comments$", retry_after_s=2, status=429
+    )
+    data = app.open_issue(3, ISSUE_TITLE, ISSUE_BODY)
+    assert app.deliver("issues", data).status_code == 202
+    app.wait("the comment after the rate limit", lambda: app.bot_comments(3), timeout=300)
+    app.wait("issue #3's job", lambda: app.finished(3), timeout=60)
+    posts = [
+        c for c in app.github.calls if c.method == "POST" and c.path.endswith("/issues/3/comments")
+    ]
+    assert [c.status for c in posts] == [429, 201]
+    assert posts[1].started - posts[0].finished >= 2.0
+    assert len(app.bot_comments(3)) == 1
+
+
+def test_commands_rerun_only_for_collaborators_and_labels_removed_by_people_stay_removed(
+    app: AppHarness,
+) -> None:
+    app.wait("issue #3's comment", lambda: app.bot_comments(3), timeout=400)
+    app.wait("issue #3's job", lambda: app.finished(3), timeout=120)
+    app.github.remove_label(REPO, 3, "reproduced")
+    before = app.bot_comments(3)
+
+    def handled(delivery: str) -> bool:
+        return any(j.delivery_id == delivery and j.state == "done" for j in app.jobs(3))
+
+    stranger = webhooks.issue_comment(
+        REPO, INSTALLATION, 3, "/reprobot reproduce", user="drive-by", association="NONE"
+    )
+    assert app.deliver("issue_comment", stranger, "cmd-stranger").status_code == 202
+    app.wait("the refused command", lambda: handled("cmd-stranger"))
+    assert app.bot_comments(3) == before
+    owner = webhooks.issue_comment(REPO, INSTALLATION, 3, "/reprobot reproduce")
+    assert app.deliver("issue_comment", owner, "cmd-owner").status_code == 202
+    app.wait("the rerun", lambda: handled("cmd-owner"), timeout=300)
+    after = app.bot_comments(3)
+    assert [c["id"] for c in after] == [c["id"] for c in before]
+    assert (
+        after[0]["updated_at"] != before[0]["updated_at"] or after[0]["body"] == before[0]["body"]
+    )
+    # The person removed the label; the rerun does not put it back.
+    assert "reproduced" not in app.github.issue_labels(REPO, 3)
+
+
+def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
+    tmp_path: Path, example_repo: Path, example_env: EnvImage
+) -> None:
+    harness = AppHarness(
+        tmp_path,
+        example_repo,
+        REPROBOT_JOB_LEASE_S="3",
+        REPROBOT_REAPER_INTERVAL_S="0.5",
+    )
+    try:
+        harness.serve(workers=0)
+        first = harness.worker()
+        assert (
+            harness.deliver("issues", harness.open_issue(9, ISSUE_TITLE, ISSUE_BODY)).status_code
+            == 202
+        )
+        harness.wait(
+            "the first worker to be inside the job",
+            lambda: harness.github.tokens and any(j.state == "running" for j in harness.jobs(9)),
+            timeout=120,
+        )
+        time.sleep(1.0)
+        harness.kill(first)
+        harness.worker()
+        jobs = harness.wait("the job to finish again", lambda: harness.finished(9), timeout=400)
+        assert [(j.state, j.attempts) for j in jobs] == [("done", 2)], harness.logs()
+        assert len(harness.bot_comments(9)) == 1
+        assert harness.github.issue_labels(REPO, 9) == ["reproduced"]
+    finally:
+        harness.close()
+
+
+def test_check_run_names_the_app(app: AppHarness) -> None:
+    runs = app.github.check_runs(REPO)
+    assert runs and all(r["app"]["id"] == APP_ID for r in runs)

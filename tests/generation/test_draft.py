@@ -1,0 +1,323 @@
+"""The no-LLM drafter on a real git repository: drafts that compile, apply and fail on R."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reprobot.generation.drafter.draft import DrafterOutput, draft_from_issue
+from reprobot.generation.drafts import Draft, Verdict
+from reprobot.generation.issue.report import IssueReport, parse_issue
+from reprobot.generation.pool.failure_match import issue_reason, judge_run
+from reprobot.validation.results.junit import parse_junit
+from reprobot.validation.results.testrun import TestRun
+from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.repos import git, make_repo
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "calc"
+version = "0.1"
+
+[project.scripts]
+calc = "calc.cli:main"
+"""
+INIT = '''\
+"""A tiny calculator."""
+
+from calc.core import mean, parse_number
+
+__all__ = ["mean", "parse_number"]
+'''
+# Two deliberate bugs: floor division in mean, and negative numbers rejected.
+CORE = '''\
+def mean(values):
+    """The arithmetic mean of ``values``."""
+    return sum(values) // len(values)
+
+
+def parse_number(text):
+    """``text`` as an int."""
+    if not text.isdigit():
+        raise ValueError(f"not a number: {text!r}")
+    return int(text)
+'''
+CLI = """\
+import runpy
+import sys
+
+from calc.core import mean, parse_number
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    path = args[-1]
+    numbers = []
+    for text in runpy.run_path(path)["VALUES"]:
+        try:
+            numbers.append(parse_number(text))
+        except ValueError as exc:
+            print(f"{path}: {exc}")
+            return 1
+    print(f"{path}: mean {mean(numbers)}")
+    return 0
+"""
+TEST_CALC = """\
+from calc import mean
+
+
+def test_mean_of_integers():
+    assert mean([2, 4]) == 3
+"""
+
+CODE_ISSUE = (
+    "parse_number rejects negative numbers",
+    """\
+### Describe the bug
+
+Negative numbers are not parsed:
+
+```python
+print(parse_number("-3"))
+```
+
+```
+Traceback (most recent call last):
+  File "/home/me/repro.py", line 3, in <module>
+    print(parse_number("-3"))
+  File "/home/me/.venv/lib/python3.12/site-packages/calc/core.py", line 9, in parse_number
+    raise ValueError(f"not a number: {text!r}")
+ValueError: not a number: '-3'
+```
+
+calc 0.1, Python 3.12
+""",
+)
+SESSION_ISSUE = (
+    "mean() truncates",
+    """\
+```pycon
+>>> from calc import mean
+>>> mean([1, 2])  # <-- wrong
+1
+```
+
+Expected: `1.5`
+""",
+)
+STATED_ISSUE = (
+    "mean of two numbers",
+    "I expected `mean([1, 2])` to return `1.5`, like `statistics.mean` does.\n",
+)
+CLI_ISSUE = (
+    "calc mean: negative values rejected",
+    """\
+With this `data.py`:
+
+```python
+VALUES = ["4", "-2"]
+```
+
+the command fails:
+
+```console
+$ calc mean data.py
+data.py: not a number: '-2'
+```
+""",
+)
+PROSE_ISSUE = (
+    "Docs: mention the calc command",
+    "The README does not say how to run calc from the shell. Please document it.\n",
+)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(
+        tmp_path_factory.mktemp("drafter") / "calc",
+        {
+            "pyproject.toml": PYPROJECT,
+            "src/calc/__init__.py": INIT,
+            "src/calc/core.py": CORE,
+            "src/calc/cli.py": CLI,
+            "tests/test_calc.py": TEST_CALC,
+            "docs/conf.py": "project = 'calc'\n",
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def snapshot(repo: Path) -> RepoSnapshot:
+    return RepoSnapshot.from_git(repo, "HEAD", "acme/calc")
+
+
+def issue(pair: tuple[str, str]) -> IssueReport:
+    return parse_issue(*pair)
+
+
+def draft(pair: tuple[str, str], snapshot: RepoSnapshot) -> DrafterOutput:
+    return draft_from_issue(issue(pair), snapshot)
+
+
+def module_of(d: Draft) -> str:
+    """The text of the single new file a draft adds."""
+    lines = d.patch.diff.split("\n")
+    start = next(k for k, line in enumerate(lines) if line.startswith("@@")) + 1
+    return "".join(line[1:] + "\n" for line in lines[start:] if line.startswith("+"))
+
+
+def assert_applies(repo: Path, d: Draft) -> None:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "apply", "--check", "-"],
+        input=d.patch.diff,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def by_method(out: DrafterOutput) -> dict[str, Draft]:
+    return {d.method: d for d in out.drafts}
+
+
+def test_code_and_traceback_give_an_issue_code_draft(repo: Path, snapshot: RepoSnapshot) -> None:
+    out = draft(CODE_ISSUE, snapshot)
+    assert [d.method for d in out.drafts] == ["issue-code"]
+    (d,) = out.drafts
+    assert d.test_files == ("tests/test_parse_number_rejects_negative_numbers.py",)
+    text = module_of(d)
+    compile(text, d.test_files[0], "exec")
+    # The snippet never imported parse_number: the package's export is found.
+    assert text == (
+        "# Reproduces the reported issue: parse_number rejects negative numbers\n"
+        "\n"
+        "from calc import parse_number\n"
+        "\n"
+        "\n"
+        "def test_parse_number_rejects_negative_numbers():\n"
+        '    print(parse_number("-3"))\n'
+    )
+    assert out.skipped == ()
+    assert_applies(repo, d)
+
+
+def test_a_session_with_a_wrong_value(repo: Path, snapshot: RepoSnapshot) -> None:
+    out = draft(SESSION_ISSUE, snapshot)
+    drafts = by_method(out)
+    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
+    assert out.wrong_values == ("1",)
+    value = module_of(drafts["issue-session-value"])
+    assert "from calc import mean\n" in value
+    assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in value
+    expected = module_of(drafts["issue-session-expected"])
+    assert "    assert '1.5' in (str(result), repr(result))" in expected
+    # Two modules of one issue never share a path.
+    assert [d.test_files for d in out.drafts] == [
+        ("tests/test_mean_truncates.py",),
+        ("tests/test_mean_truncates_2.py",),
+    ]
+    for d in out.drafts:
+        compile(module_of(d), d.test_files[0], "exec")
+        assert_applies(repo, d)
+
+
+def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
+    out = draft(STATED_ISSUE, snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-expected-return"
+    assert "`mean([1, 2])` must give `1.5`" in d.note
+    text = module_of(d)
+    compile(text, d.test_files[0], "exec")
+    assert "from calc import mean\n" in text
+    assert "    result = mean([1, 2])\n    assert '1.5' in (str(result), repr(result))" in text
+    assert d.test_files[0].startswith("tests/")
+    assert_applies(repo, d)
+
+
+def test_a_command_line_reproduction(repo: Path, snapshot: RepoSnapshot) -> None:
+    out = draft(CLI_ISSUE, snapshot)
+    d = by_method(out)["issue-cli"]
+    text = module_of(d)
+    compile(text, d.test_files[0], "exec")
+    assert "import subprocess\n" in text
+    assert "def test_calc_mean_negative_values_rejected(tmp_path):\n" in text
+    assert "(tmp_path / 'data.py').write_text('VALUES = [\"4\", \"-2\"]\\n')" in text
+    assert "from calc.cli import main as main" in text
+    assert "data.py: not a number: '-2'" in out.wrong_values
+    assert_applies(repo, d)
+
+
+def test_an_issue_without_code_gives_no_draft(snapshot: RepoSnapshot) -> None:
+    out = draft(PROSE_ISSUE, snapshot)
+    assert out.drafts == ()
+    assert out.skipped == (
+        ("issue", "the issue shows no code, session or command to reproduce it with"),
+    )
+
+
+def test_unresolved_names_are_reported(snapshot: RepoSnapshot) -> None:
+    body = "```python\nresult = median_low([1, 2])\nprint(result)\n```\n"
+    out = draft(("median_low is missing", body), snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-code"
+    assert out.skipped == (("issue-code", "names the issue's code uses are not found: median_low"),)
+
+
+def test_drafting_is_deterministic(snapshot: RepoSnapshot) -> None:
+    for pair in (CODE_ISSUE, SESSION_ISSUE, STATED_ISSUE, CLI_ISSUE, PROSE_ISSUE):
+        assert draft(pair, snapshot) == draft(pair, snapshot)
+
+
+def test_drafts_fail_on_r_for_the_issues_reason(
+    repo: Path, snapshot: RepoSnapshot, tmp_path: Path
+) -> None:
+    """Every draft applied to a clone of R and run by pytest: each reproduces its issue."""
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(repo), str(work))
+    wanted = {
+        CODE_ISSUE: ("issue-code",),
+        SESSION_ISSUE: ("issue-session-value", "issue-session-expected"),
+        STATED_ISSUE: ("issue-expected-return",),
+        # The issue's data.py alone, run as a test, shows nothing: only the command does.
+        CLI_ISSUE: ("issue-cli",),
+    }
+    drafted: list[tuple[IssueReport, DrafterOutput, Draft]] = []
+    for pair, methods in wanted.items():
+        out = draft(pair, snapshot)
+        for method in methods:
+            d = by_method(out)[method]
+            drafted.append((issue(pair), out, d))
+            subprocess.run(
+                ["git", "-C", str(work), "apply", "-"], input=d.patch.diff, text=True, check=True
+            )
+    junit = tmp_path / "junit.xml"
+    # Plugins of this environment are not the project's: leaving them out halves the start-up.
+    env = {**os.environ, "PYTHONPATH": str(work / "src"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short"),
+            *("-o", "junit_family=xunit1", f"--junitxml={junit}", "tests"),
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    files = git(work, "ls-files", "--others", "--cached").split("\n")
+    outcomes, failures = parse_junit(junit.read_bytes(), files)
+    assert outcomes["tests/test_calc.py::test_mean_of_integers"] == "passed"
+    for report, out, d in drafted:
+        test_run = TestRun(outcomes=outcomes, failures=failures)
+        judgement = judge_run(test_run, d.test_files, issue_reason(report, out.wrong_values))
+        assert judgement.verdict is Verdict.REPRODUCES, (d.method, judgement)

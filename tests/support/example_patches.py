@@ -1,0 +1,39 @@
+"""Patches for the example project (``examples/durations``): its fix and a new test."""
+
+FIX = """\
+--- a/src/durations/parse.py
++++ b/src/durations/parse.py
+@@ -10,10 +10,17 @@ def parse_duration(text: str) -> int:
+         raise ValueError("empty duration")
+     if text.isdigit():
+         return int(text)
+-    unit = text[-1]
+-    if unit not in UNITS:
+-        raise ValueError(f"unknown unit {unit!r} in {text!r}")
+-    return int(text[:-1]) * UNITS[unit]
++    total, number = 0, ""
++    for char in text:
++        if char.isdigit():
++            number += char
++        elif char in UNITS and number:
++            total, number = total + int(number) * UNITS[char], ""
++        else:
++            raise ValueError(f"unknown unit {char!r} in {text!r}")
++    if number:
++        raise ValueError(f"missing unit after {number!r} in {text!r}")
++    return total
+ 
+ 
+ def format_duration(seconds: int) -> str:
+"""
+
+NEW_TEST = """\
+--- /dev/null
++++ b/tests/test_multi.py
+@@ -0,0 +1,5 @@
++from durations import parse_duration
++
++
++def test_multi_unit():
++    assert parse_duration("1h30m") == 5400
+"""

@@ -1,0 +1,100 @@
+"""Base and environment images on a real Docker engine: caching, keys, failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.settings import Settings
+from reprobot.validation.env.base_image import base_tag, ensure_base_image
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.errors import ImageBuildError
+from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.repos import TINY_MODULE, TINY_PYPROJECT, make_repo
+
+pytestmark = pytest.mark.docker
+
+
+def _reprobot_containers(client: docker.DockerClient) -> list[str]:
+    found = client.containers.list(all=True, filters={"label": "reprobot.sandbox"})
+    return [str(c.id) for c in found]
+
+
+def test_base_image_second_call_reuses_it(
+    docker_client: docker.DockerClient, settings: Settings
+) -> None:
+    tag = ensure_base_image(docker_client, "3.11", settings)
+    assert tag == base_tag("3.11")
+    image_id = docker_client.images.get(tag).id
+    before = _reprobot_containers(docker_client)
+    assert ensure_base_image(docker_client, "3.11", settings) == tag
+    assert docker_client.images.get(tag).id == image_id
+    assert _reprobot_containers(docker_client) == before
+
+
+def test_base_image_has_the_sandbox_layout(
+    docker_client: docker.DockerClient, settings: Settings
+) -> None:
+    tag = ensure_base_image(docker_client, "3.11", settings)
+    out = docker_client.containers.run(
+        tag,
+        [
+            "sh",
+            "-c",
+            "python -c 'import sys; print(sys.version_info[:2])'; id -u sandbox; "
+            "git --version >/dev/null && patch --version >/dev/null && echo tools",
+        ],
+        remove=True,
+        network_mode="none",
+    ).decode()
+    assert "(3, 11)" in out
+    assert "1000" in out
+    assert "tools" in out
+
+
+def test_unsupported_python_is_a_clear_error(
+    docker_client: docker.DockerClient, settings: Settings
+) -> None:
+    with pytest.raises(ImageBuildError, match=r"unsupported Python version '2\.7'"):
+        ensure_base_image(docker_client, "2.7", settings)
+
+
+def test_environment_is_cached_by_content(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_repo: Path, settings: Settings
+) -> None:
+    snapshot = RepoSnapshot.from_git(tiny_repo, "main", "test/tiny")
+    again = ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
+    assert again.tag == tiny_env.tag
+    assert again.editable
+    other = EnvSpec(python="3.11", pip_packages=("iniconfig",))
+    assert ensure_environment(docker_client, other, snapshot, settings).tag != tiny_env.tag
+
+
+def test_failed_build_names_its_log(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    repo = make_repo(
+        tmp_path / "broken", {"pyproject.toml": TINY_PYPROJECT, "tiny/__init__.py": TINY_MODULE}
+    )
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/broken")
+    spec = EnvSpec(python="3.11", install="echo installing && exit 3")
+    with pytest.raises(ImageBuildError) as info:
+        ensure_environment(docker_client, spec, snapshot, settings)
+    assert info.value.log_path is not None
+    assert str(info.value.log_path) in str(info.value)
+    log = info.value.log_path.read_text()
+    assert "installing" in log
+    assert "the install command failed" in str(info.value)
+
+
+def test_images_keep_no_build_settings(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, settings: Settings
+) -> None:
+    # The build containers saw the host's index settings; the committed images must not.
+    for tag in (ensure_base_image(docker_client, "3.11", settings), tiny_env.tag):
+        env = docker_client.images.get(tag).attrs["Config"]["Env"] or []
+        leaked = [e for e in env if e.startswith(("PIP_", "SSL_CERT", "REQUESTS_CA"))]
+        assert leaked == [], tag
