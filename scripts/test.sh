@@ -9,9 +9,6 @@ printf '\n== ruff\n' >&2
 printf '\n== mypy\n' >&2
 .venv/bin/mypy
 printf '\n== pytest\n' >&2
-# -ra: every skip and failure with its reason; the slowest tests at the end; one line per file.
-started=$(date +%s)
-status=0
-.venv/bin/python -m pytest -p no:cacheprovider -ra --durations=10 "$@" || status=$?
-printf '\n== pytest took %s s\n' "$(( $(date +%s) - started ))" >&2
-exit "$status"
+# -v: each test's name as it starts (a slow one shows what it is waiting on); -ra: every skip
+# and failure with its reason; the ten slowest tests; pytest's own last line gives the time.
+exec .venv/bin/python -m pytest -p no:cacheprovider -v -ra --durations=10 "$@"
