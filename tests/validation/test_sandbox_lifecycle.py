@@ -1,0 +1,132 @@
+"""Sandbox containers carry their labels, die at their deadline;
+the reaper clears what a crashed host left.
+
+Each test attacks the sandbox from inside a sandboxed test run, exactly as a drafted
+reproduction test would run, and checks it held (``tests/support/sandbox_attack.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+
+import docker
+import docker.errors
+import pytest
+
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.container import (
+    LABEL,
+    LABEL_DEADLINE,
+    LABEL_PURPOSE,
+    ContainerSpec,
+    reap,
+    run_container,
+)
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import SANDBOX_USER
+from tests.support.sandbox_attack import (
+    MIB,
+    ContainerWatch,
+    Snap,
+    attack,
+    with_conftest,
+)
+
+# A sandbox that fails to stop an attack tends to hang the run: fail in minutes instead.
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(240)]
+
+
+# 8. labels and the reaper ---------------------------------------------------------------------
+
+
+def _exists(client: docker.DockerClient, cid: str) -> bool:
+    try:
+        client.containers.get(cid)
+    except docker.errors.NotFound:
+        return False
+    return True
+
+
+def test_container_killed_and_removed_at_a_tiny_deadline(
+    docker_client: docker.DockerClient, tiny_env: EnvImage
+) -> None:
+    purpose = f"hardening-{uuid.uuid4().hex[:12]}"
+    spec = ContainerSpec(
+        image=tiny_env.tag, command=["sleep", "600"], purpose=purpose, user=SANDBOX_USER
+    )
+    started = time.time()
+    with ContainerWatch(docker_client) as watch:
+        result = run_container(docker_client, spec, [], timeout_s=1, output_cap_bytes=MIB)
+    assert result.timed_out
+    assert result.exit_code is None
+    assert result.duration_s < 15
+    ours = [cid for cid, labels in watch.seen.items() if labels.get(LABEL_PURPOSE) == purpose]
+    assert len(ours) == 1
+    labels = watch.seen[ours[0]]
+    assert labels[LABEL] == "1"
+    assert started + 1 < float(labels[LABEL_DEADLINE]) <= time.time() + 62
+    assert not _exists(docker_client, ours[0])
+
+
+def test_reaper_removes_what_a_crashed_host_left(
+    docker_client: docker.DockerClient, tiny_env: EnvImage
+) -> None:
+    now = int(time.time())
+    tag = uuid.uuid4().hex[:12]
+    created: list[str] = []
+
+    def leftover(deadline: str) -> str:
+        # Every label is set: a container inherits its image's labels, and images committed
+        # from a build container carry that container's reprobot.* labels.
+        labels = {LABEL: "1", LABEL_PURPOSE: f"hardening-{tag}", LABEL_DEADLINE: deadline}
+        container = docker_client.containers.run(
+            tiny_env.tag,
+            ["sleep", "600"],
+            detach=True,
+            labels=labels,
+            network_mode="none",
+            user=SANDBOX_USER,
+            init=True,
+        )
+        created.append(str(container.id))
+        return str(container.id)
+
+    try:
+        expired = leftover(str(now - 5))
+        garbled = leftover("not-a-time")
+        blank = leftover("")
+        live = leftover(str(now + 600))
+        assert docker_client.containers.get(live).status == "running"
+        removed = reap(docker_client)
+        assert live not in removed
+        # (A run elsewhere on this engine may have reaped some of them first: run_tests reaps.)
+        for cid in (expired, garbled, blank):
+            assert not _exists(docker_client, cid)
+        # A run still within its deadline is left alone ...
+        assert docker_client.containers.get(live).status == "running"
+        # ... until its deadline has passed.
+        assert live in reap(docker_client, now=now + 601)
+        assert not _exists(docker_client, live)
+    finally:
+        for cid in created:
+            with contextlib.suppress(docker.errors.NotFound):
+                docker_client.api.remove_container(cid, force=True)
+
+
+NORMAL_TEST = "from tiny import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def test_normal_run_leaves_no_container(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+) -> None:
+    snapshot = tiny_snapshot(with_conftest({"tests/test_ok.py": NORMAL_TEST}))
+    test_id = "tests/test_ok.py::test_add"
+    limits = RunLimits(timeout_s=120, memory_mb=256, pids=64)
+    result = attack(docker_client, tiny_env, snapshot, [test_id], limits)
+    assert result.run.outcomes == {test_id: Outcome.PASSED}
+    assert result.run.limits_hit == frozenset()
+    # attack() checked that this run's container carried the labels and is gone.
+    assert not _exists(docker_client, result.container_id)
