@@ -1,0 +1,1 @@
+"""The App's GitHub access against the local GitHub server."""
