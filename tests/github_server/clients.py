@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,17 +34,6 @@ query($owner: String!, $name: String!, $number: Int!) {
   }
 }
 """
-
-
-@dataclass(frozen=True)
-class Sources:
-    """Local repositories the bare repositories are cloned from, and their commits."""
-
-    base: Path
-    fork: Path
-    first_sha: str
-    main_sha: str
-    fork_sha: str
 
 
 def app_jwt(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from tests.github_server.clients import (
     OTHER_INSTALLATION,
     REPO,
     SIBLING,
-    Sources,
     request_token,
 )
 from tests.support.github_server import (
@@ -25,7 +23,7 @@ from tests.support.github_server import (
     make_app_key,
     make_bare_repo,
 )
-from tests.support.repos import commit_files, git, make_repo
+from tests.support.widgets import Sources, make_sources
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +33,7 @@ def app_key() -> tuple[str, bytes]:
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> Sources:
-    root = tmp_path_factory.mktemp("sources")
-    base = make_repo(root / "widgets", {"README.md": "# widgets\n", "widgets/__init__.py": ""})
-    first = git(base, "rev-parse", "HEAD")
-    main = commit_files(base, {"widgets/core.py": CORE}, "add core")
-    fork = root / "fork"
-    subprocess.run(["git", "clone", "-q", str(base), str(fork)], check=True, capture_output=True)
-    git(fork, "checkout", "-q", "-b", "fix")
-    fork_sha = commit_files(fork, {"widgets/core.py": CORE + "# fixed\n"}, "the fix")
-    return Sources(base, fork, first, main, fork_sha)
+    return make_sources(tmp_path_factory.mktemp("sources"), CORE)
 
 
 @pytest.fixture

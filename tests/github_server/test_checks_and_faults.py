@@ -19,7 +19,6 @@ from tests.github_server.clients import (
     FORK,
     INSTALLATION,
     REPO,
-    Sources,
     api,
     api_calls,
     kit,
@@ -28,6 +27,7 @@ from tests.support.github_server import (
     SECONDARY_RATE_LIMIT_MESSAGE,
     GitHubServer,
 )
+from tests.support.widgets import Sources
 
 # --- check runs -----------------------------------------------------------------------------
 

@@ -16,7 +16,6 @@ from tests.github_server.clients import (
     FOREIGN,
     FORK,
     REPO,
-    Sources,
     api_calls,
 )
 from tests.support.github_server import (
@@ -24,6 +23,7 @@ from tests.support.github_server import (
     git_auth_header,
 )
 from tests.support.repos import commit_files
+from tests.support.widgets import Sources
 
 # --- git ------------------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from tests.github_server.clients import (
     CORE,
     FORK,
     REPO,
-    Sources,
     api,
     kit,
 )
@@ -27,6 +26,7 @@ from tests.support.github_server import (
     GitHubServer,
 )
 from tests.support.repos import git
+from tests.support.widgets import Sources
 
 # --- typed parsing ----------------------------------------------------------------------------
 
