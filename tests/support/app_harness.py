@@ -135,7 +135,8 @@ class AppHarness:
             ["serve", "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(workers)],
             "serve.log",
         )
-        self.wait("reprobot serve to answer", self._healthy, timeout=60)
+        # The store is the App's to create: until it answers, only a dead process is a reason.
+        wait_for("reprobot serve to answer", self._healthy, timeout=60, abort=self.dead)
         return proc
 
     def kill(self, proc: subprocess.Popen[bytes]) -> None:
@@ -144,12 +145,18 @@ class AppHarness:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
-    def broken(self) -> str | None:
-        """Why waiting on the App is pointless: a process of it died, or a job failed."""
+    def dead(self) -> str | None:
+        """A process of the App that exited without a test stopping it, with the logs."""
         for proc in self.processes:
             code = proc.poll()
             if code is not None and proc.pid not in self.stopped:
                 return f"process {proc.pid} exited with {code}\n{self.logs()[-4000:]}"
+        return None
+
+    def broken(self) -> str | None:
+        """Why waiting on the App is pointless: a process of it died, or a job failed."""
+        if reason := self.dead():
+            return reason
         failed = [j for j in self.ledger.jobs(self.repo) if j.state == "failed"]
         if failed:
             return "; ".join(f"job {j.key} failed: {j.error}" for j in failed)

@@ -7,7 +7,7 @@ import itertools
 import subprocess
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +18,21 @@ from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS, GitHubApp, InstallationToken
 from reprobot.bot.github.limits import MutationThrottler
 from tests.support.github_server import Call, GitHubServer, make_app_key, make_bare_repo
-from tests.support.repos import commit_files, git, make_repo
+from tests.support.repos import commit_files, git
+from tests.support.widgets import Sources as Widgets
+from tests.support.widgets import make_sources
 
 # githubkit caches App JWTs process-wide by App id: an id of this module's own, for its key.
 APP_ID = 5303
 INSTALLATION = 51
 REPO = "octo-org/widgets"
 FORK = "contributor/widgets"
+CORE = "def area(w, h):\n    return w * h\n"
 
 
 @dataclass(frozen=True)
-class Sources:
-    base: Path
-    fork: Path
-    first_sha: str
-    main_sha: str
-    fork_sha: str
-    branch_sha: str  # the head of branch "feature" of the base repository
+class Sources(Widgets):
+    branch_sha: str  # the head of branch "feature" of the base repository, off its first commit
 
 
 @pytest.fixture(scope="module")
@@ -44,18 +42,11 @@ def app_key() -> tuple[str, bytes]:
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> Sources:
-    root = tmp_path_factory.mktemp("mirror-sources")
-    base = make_repo(root / "widgets", {"README.md": "# widgets\n"})
-    first = git(base, "rev-parse", "HEAD")
-    git(base, "checkout", "-q", "-b", "feature")
-    branch = commit_files(base, {"feature.py": "x = 1\n"}, "a feature")
-    git(base, "checkout", "-q", "main")
-    main = commit_files(base, {"widgets/core.py": "def area(w, h):\n    return w * h\n"}, "core")
-    fork = root / "fork"
-    subprocess.run(["git", "clone", "-q", str(base), str(fork)], check=True, capture_output=True)
-    git(fork, "checkout", "-q", "-b", "fix")
-    fork_sha = commit_files(fork, {"widgets/core.py": "# fixed\n"}, "the fix")
-    return Sources(base, fork, first, main, fork_sha, branch)
+    widgets = make_sources(tmp_path_factory.mktemp("mirror-sources"), CORE)
+    git(widgets.base, "checkout", "-q", "-b", "feature", widgets.first_sha)
+    branch = commit_files(widgets.base, {"feature.py": "x = 1\n"}, "a feature")
+    git(widgets.base, "checkout", "-q", "main")
+    return Sources(**asdict(widgets), branch_sha=branch)
 
 
 @pytest.fixture
@@ -122,7 +113,7 @@ def test_fetches_branches_shas_and_pull_heads(
 
     fetch(server, cache_dir, token, ["refs/pull/4/head"])
     assert rev(mirror, "refs/reprobot/refs/pull/4/head") == sources.fork_sha
-    assert git(mirror, "show", f"{sources.fork_sha}:widgets/core.py") == "# fixed"
+    assert git(mirror, "show", f"{sources.fork_sha}:widgets/core.py") == CORE + "# fixed"
 
     # The App's token went in the Authorization header of every git request.
     expected = base64.b64encode(f"x-access-token:{token.token}".encode()).decode()

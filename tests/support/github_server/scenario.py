@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 
+from tests.support.github_server import records
 from tests.support.github_server.git_http import GitHttp
 from tests.support.github_server.records import (
     DEFAULT_PERMISSIONS,
@@ -16,13 +17,6 @@ from tests.support.github_server.records import (
     ROLES,
     SECONDARY_RATE_LIMIT_DOCS,
     SECONDARY_RATE_LIMIT_MESSAGE,
-    Call,
-    _Fault,
-    _Installation,
-    _node_id,
-    _now_iso,
-    _Pull,
-    _Repo,
 )
 
 
@@ -37,11 +31,11 @@ class Scenario(GitHttp):
         """Install the App on ``account``; ``permissions`` are what it was granted (tokens can
         only narrow them), by default ``DEFAULT_PERMISSIONS``."""
         with self._lock:
-            self._installations[installation_id] = _Installation(
+            self._installations[installation_id] = records._Installation(
                 installation_id,
                 account,
                 dict(permissions or DEFAULT_PERMISSIONS),
-                _now_iso(),
+                records._now_iso(),
             )
 
     def add_repo(
@@ -57,7 +51,7 @@ class Scenario(GitHttp):
                 raise ValueError(f"no installation {installation_id}")
             repo_id = next(self._ids)
             obj = self._repository_object(full_name, repo_id, private, default_branch)
-            self._repos[full_name.lower()] = _Repo(
+            self._repos[full_name.lower()] = records._Repo(
                 full_name, installation_id, default_branch, private, repo_id, obj
             )
 
@@ -105,7 +99,7 @@ class Scenario(GitHttp):
             obj: JSON = {
                 "url": f"{api}/pulls/{number}",
                 "id": pull_id,
-                "node_id": _node_id("PullRequest", pull_id),
+                "node_id": records._node_id("PullRequest", pull_id),
                 "html_url": f"{web}/pull/{number}",
                 "diff_url": f"{web}/pull/{number}.diff",
                 "patch_url": f"{web}/pull/{number}.patch",
@@ -165,7 +159,7 @@ class Scenario(GitHttp):
                 "changed_files": 0,
             }
             obj["_links"] = self._pull_links(repo, number, head_sha)
-            self._pulls[(repo.full_name.lower(), number)] = _Pull(
+            self._pulls[(repo.full_name.lower(), number)] = records._Pull(
                 head_name, tuple(closing_issues), obj
             )
         self._write_pull_ref(repo.full_name, number, head_sha, head_name)
@@ -188,7 +182,7 @@ class Scenario(GitHttp):
             statuses = f"{self.api_url}/repos/{repo.full_name}/statuses/{head_sha}"
             pull.object["statuses_url"] = statuses
             pull.object["_links"] = self._pull_links(repo, number, head_sha)
-            now = _now_iso()
+            now = records._now_iso()
             pull.object["updated_at"] = now
             self._issues[(repo.full_name.lower(), number)]["updated_at"] = now
             head_name = pull.head_full_name
@@ -268,7 +262,7 @@ class Scenario(GitHttp):
             return [copy.deepcopy(t.record) for t in self._tokens.values()]
 
     @property
-    def calls(self) -> list[Call]:
+    def calls(self) -> list[records.Call]:
         """Every request answered so far, in the order their answers were ready; a call is
         here before its client can have the answer."""
         with self._lock:
@@ -293,7 +287,7 @@ class Scenario(GitHttp):
         and answers carry the usual headers, which ``headers`` override."""
         with self._lock:
             self._faults.append(
-                _Fault(
+                records._Fault(
                     method.upper(),
                     re.compile(path_regex),
                     status,

@@ -1,8 +1,4 @@
-"""Nothing of the host's secrets or paths is visible in a sandbox, nor in an environment build.
-
-Each test attacks the sandbox from inside a sandboxed test run, exactly as a drafted
-reproduction test would run, and checks it held (``tests/support/sandbox_attack.py``).
-"""
+"""Nothing of the host's secrets or paths is visible in a sandbox, nor in an environment build."""
 
 from __future__ import annotations
 
@@ -23,16 +19,7 @@ from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.sandbox.limits import RunLimits
 from tests.support.repos import git
-from tests.support.sandbox_attack import (
-    Snap,
-    assert_all_passed,
-    attack,
-    with_conftest,
-)
-
-# A sandbox that fails to stop an attack tends to hang the run: fail in minutes instead.
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(240)]
-
+from tests.support.sandbox_attack import Snap, assert_all_passed, attack, with_conftest
 
 # 7. secrets -----------------------------------------------------------------------------------
 

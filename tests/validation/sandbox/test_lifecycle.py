@@ -1,9 +1,5 @@
-"""Sandbox containers carry their labels, die at their deadline;
-the reaper clears what a crashed host left.
-
-Each test attacks the sandbox from inside a sandboxed test run, exactly as a drafted
-reproduction test would run, and checks it held (``tests/support/sandbox_attack.py``).
-"""
+"""Sandbox containers carry their labels and die at their deadline; the reaper clears what a
+crashed host left."""
 
 from __future__ import annotations
 
@@ -13,7 +9,6 @@ import uuid
 
 import docker
 import docker.errors
-import pytest
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
@@ -27,17 +22,7 @@ from reprobot.validation.sandbox.container import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import SANDBOX_USER
-from tests.support.sandbox_attack import (
-    MIB,
-    ContainerWatch,
-    Snap,
-    attack,
-    with_conftest,
-)
-
-# A sandbox that fails to stop an attack tends to hang the run: fail in minutes instead.
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(240)]
-
+from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack, with_conftest
 
 # 8. labels and the reaper ---------------------------------------------------------------------
 
