@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import uuid
 from pathlib import Path
 
 import docker
 import pytest
+from rich.console import Console
 
+from reprobot.console import ConsoleProgress
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import base_tag, ensure_base_image
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
@@ -21,6 +25,12 @@ pytestmark = pytest.mark.docker
 def _reprobot_containers(client: docker.DockerClient) -> list[str]:
     found = client.containers.list(all=True, filters={"label": "reprobot.sandbox"})
     return [str(c.id) for c in found]
+
+
+def console_progress() -> tuple[ConsoleProgress, io.StringIO]:
+    """The command line's progress, writing into a string."""
+    told = io.StringIO()
+    return ConsoleProgress(Console(file=told, width=200)), told
 
 
 def test_base_image_second_call_reuses_it(
@@ -66,11 +76,22 @@ def test_environment_is_cached_by_content(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_repo: Path, settings: Settings
 ) -> None:
     snapshot = RepoSnapshot.from_git(tiny_repo, "main", "test/tiny")
-    again = ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
+    progress, told = console_progress()
+    spec = EnvSpec(python="3.11")
+    again = ensure_environment(docker_client, spec, snapshot, settings, progress)
     assert again.tag == tiny_env.tag
     assert again.editable
-    other = EnvSpec(python="3.11", pip_packages=("iniconfig",))
-    assert ensure_environment(docker_client, other, snapshot, settings).tag != tiny_env.tag
+    # Nothing was built, so nothing was said.
+    assert told.getvalue() == ""
+    # A spec of this run's own is built afresh (and removed afterwards), and said so.
+    other = EnvSpec(python="3.11", pip_packages=("iniconfig",), env={"RUN": uuid.uuid4().hex})
+    built = ensure_environment(docker_client, other, snapshot, settings, progress)
+    docker_client.images.remove(built.tag)
+    assert built.tag != tiny_env.tag
+    start, end = told.getvalue().splitlines()
+    what = f"building the environment of test/tiny @ {snapshot.sha[:12]} (Python 3.11;"
+    assert start.startswith(f"… {what}")
+    assert end.startswith(f"✓ {what}") and end.endswith(" s)")
 
 
 def test_failed_build_names_its_log(
@@ -81,8 +102,11 @@ def test_failed_build_names_its_log(
     )
     snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/broken")
     spec = EnvSpec(python="3.11", install="echo installing && exit 3")
+    progress, told = console_progress()
     with pytest.raises(ImageBuildError) as info:
-        ensure_environment(docker_client, spec, snapshot, settings)
+        ensure_environment(docker_client, spec, snapshot, settings, progress)
+    assert "✗ building the environment of test/broken" in told.getvalue()
+    assert ": failed after " in told.getvalue()
     assert info.value.log_path is not None
     assert str(info.value.log_path) in str(info.value)
     log = info.value.log_path.read_text()

@@ -1,6 +1,7 @@
-"""Alembic environment for the App's store: online only, on the connection ``db.migrate`` passes.
+"""Alembic environment for the App's store: online only, on the connection that
+``engine.migrate`` passes.
 
-``db.migrate`` opens the transaction; running inside it is what makes concurrent starts safe.
+``engine.migrate`` opens the transaction; running inside it is what makes concurrent starts safe.
 """
 
 from __future__ import annotations

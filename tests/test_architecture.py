@@ -1,0 +1,84 @@
+"""The plan holds: imports point down the layers, and docs/ARCHITECTURE.md and the README's
+layout table name every package of the tree."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "reprobot"
+# What each layer may import of Reprobot, besides the shared modules at the package's top
+# (settings, logs, progress, console) and itself.
+ALLOWED = {
+    "validation": set(),
+    "generation": {"validation"},
+    "bot": {"generation", "validation"},
+    "bench": {"generation", "validation"},
+    "cli": {"bot", "bench", "generation", "validation"},
+}
+SHARED = {"settings", "logs", "progress", "console", "__init__", "__version__"}
+
+
+def imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {n for n in names if n == "reprobot" or n.startswith("reprobot.")}
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_imports_point_down_the_layers(layer: str) -> None:
+    wrong = []
+    for path in sorted((SRC / layer).rglob("*.py")):
+        for module in imported_modules(path):
+            target = layer_of(module)
+            if target is None or target == layer or target in SHARED:
+                continue
+            if target not in ALLOWED[layer]:
+                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_shared_modules_import_no_layer() -> None:
+    for name in SHARED - {"__init__", "__version__"}:
+        imported = imported_modules(SRC / f"{name}.py")
+        assert {layer_of(m) for m in imported} <= SHARED, (name, imported)
+
+
+def packages() -> list[str]:
+    """Every package of the tree, as a path below ``src/reprobot`` (``bot/jobs``)."""
+    return sorted(
+        str(init.parent.relative_to(SRC))
+        for init in SRC.rglob("__init__.py")
+        if init.parent != SRC and "migrations" not in init.parent.parts
+    )
+
+
+def test_the_architecture_document_names_every_package() -> None:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([a-z_/]+)/`", text))
+    missing = [p for p in packages() if p not in named]
+    assert not missing, f"docs/ARCHITECTURE.md does not name: {missing}"
+    stale = sorted(n for n in named if n.split("/")[0] in ALLOWED and not (SRC / n).is_dir())
+    assert not stale, f"docs/ARCHITECTURE.md names packages that do not exist: {stale}"
+
+
+def test_the_readme_layout_names_every_layer_and_the_architecture_document() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for layer in ALLOWED:
+        assert f"`src/reprobot/{layer}/`" in text, layer
+    assert "](docs/ARCHITECTURE.md)" in text
+    assert "../shared" not in text
