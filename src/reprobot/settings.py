@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     # Drafting: how many sandbox runs one issue may spend validating candidates.
     draft_max_runs: int = 12
 
+    # The benchmark: where public datasets named ``hub:OWNER/NAME`` are found.
+    hub_url: str = "https://huggingface.co"
+
     # The GitHub App: its identity, the webhook secret, and the API it talks to (GitHub Enterprise
     # Server: https://HOST/api/v3).
     webhook_secret: SecretStr = SecretStr("")

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from reprobot import __version__
 from reprobot.bench import pod_report, swt_report
 from reprobot.bench.dataset import (
@@ -27,6 +29,7 @@ from reprobot.bench.drafting import (
 )
 from reprobot.bench.environments import Prepared, prepare
 from reprobot.bench.executor import Store, Unit, default_workers, peak_rss_mb, run_units
+from reprobot.bench.hub import download, parse_ref
 from reprobot.bench.pod import (
     TestPlan,
     evaluate_candidate,
@@ -77,7 +80,12 @@ def register(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--instances", type=Path, required=True, help="instances JSON-lines file")
+    parser.add_argument(
+        "--instances",
+        required=True,
+        help="instances: a JSON-lines file, or a public dataset by name, "
+        "hub:OWNER/NAME[@SPLIT] (e.g. hub:princeton-nlp/SWE-bench_Lite@test; needs a network)",
+    )
     parser.add_argument("--repos", type=Path, required=True, help="folder of git clones")
     parser.add_argument("--out", type=Path, required=True, help="output folder (resumable)")
     parser.add_argument(
@@ -96,6 +104,17 @@ def _env_specs(args: argparse.Namespace) -> Path:
     if candidate.is_file():
         return candidate
     raise DatasetError(f"no env_specs.json next to {args.instances}: pass --env-specs")
+
+
+def resolve_instances(args: argparse.Namespace, settings: Settings) -> None:
+    """Turn ``--instances`` into a file: a dataset named ``hub:...`` is downloaded once into
+    ``OUT/dataset`` and read from there (so the report hashes what was evaluated)."""
+    ref = parse_ref(str(args.instances))
+    if ref is None:
+        args.instances = Path(args.instances)
+        return
+    with httpx.Client(base_url=settings.hub_url, follow_redirects=True, timeout=120) as client:
+        args.instances = download(ref, client, Path(args.out) / "dataset")
 
 
 def _instances(args: argparse.Namespace) -> list[Instance]:
@@ -128,6 +147,7 @@ class _Context:
 
 def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     started = time.monotonic()
+    resolve_instances(args, settings)
     ctx = _Context(args, settings)
     instances = _instances(args)
     drafting: dict[str, dict[str, Any]] = {}
@@ -242,6 +262,7 @@ def _model(predictions: dict[str, Any]) -> str:
 
 def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     started = time.monotonic()
+    resolve_instances(args, settings)
     ctx = _Context(args, settings)
     instances = {i.instance_id: i for i in _instances(args)}
     candidates = [c for c in load_candidates(args.patches) if c.instance_id in instances]
