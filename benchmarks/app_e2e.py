@@ -8,7 +8,7 @@ worker, and opens the issue twice: the first run builds the environment image if
 already knows.
 
     .venv/bin/python benchmarks/app_e2e.py --instance marshmallow-code__marshmallow-1359 \\
-        --repos /work/repos
+        --instances DATA/instances.jsonl --specs DATA/env_specs.json --repos REPOS
 """
 
 from __future__ import annotations

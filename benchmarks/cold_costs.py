@@ -11,7 +11,8 @@ Base bootstrap times come from one of two sources:
 
 Environment build times are the ones ``benchmarks/fidelity.py`` recorded.
 
-    .venv/bin/python benchmarks/cold_costs.py [--measure] [--fidelity /work/bench-out/fidelity]
+    .venv/bin/python benchmarks/cold_costs.py [--measure] --fidelity OUT/fidelity \\
+        --out OUT/cold.json
 """
 
 from __future__ import annotations

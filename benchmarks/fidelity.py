@@ -5,7 +5,8 @@ trusted tree) with the EnvSpec converted from env_specs.json, then run the golde
 tests on base_commit with the test patch applied (R) and with test patch + golden fix (R∘X). Every
 FAIL_TO_PASS id must fail on R and pass on R∘X; every PASS_TO_PASS id must pass on both.
 
-    .venv/bin/python benchmarks/fidelity.py --repos /work/repos --out /work/bench-out/fidelity
+    .venv/bin/python benchmarks/fidelity.py --instances DATA/instances.jsonl \\
+        --env-specs DATA/env_specs.json --repos REPOS --out OUT/fidelity
 """
 
 from __future__ import annotations

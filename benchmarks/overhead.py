@@ -5,7 +5,8 @@ virtualenv under ``--out`` installed from the image's own pins (the ``pip freeze
 recorded) plus the project, editable, from the same tree. Both sides run the same pytest
 command line (the runner's options included), five times each; medians are compared.
 
-    .venv/bin/python benchmarks/overhead.py --repos /work/repos --out /work/bench-out
+    .venv/bin/python benchmarks/overhead.py --instances DATA/instances.jsonl \\
+        --env-specs DATA/env_specs.json --repos REPOS --out OUT
 """
 
 from __future__ import annotations
