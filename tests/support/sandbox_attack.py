@@ -32,36 +32,7 @@ from reprobot.validation.source.snapshot import RepoSnapshot
 
 Snap = Callable[[dict[str, str]], RepoSnapshot]
 
-MARK = "REPROBOT-HARDENING-CONTAINER"
 MIB = 1 << 20
-
-# Announces the container on its stderr (what the host keeps when the run dies) and in pytest's
-# log (what the host keeps when the run finishes), at the start and at the very end of pytest.
-SANDBOX_CONFTEST = f'''\
-import os
-import socket
-
-
-def _announce():
-    line = ("{MARK} %s\\n" % socket.gethostname()).encode()
-    for path in ("/proc/1/fd/2", "/work/out/pytest.log"):
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        except OSError:
-            continue
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
-
-
-def pytest_configure(config):
-    _announce()
-
-
-def pytest_unconfigure(config):
-    _announce()
-'''
 
 
 _DOCKER_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException)
@@ -171,9 +142,8 @@ def attack(
         t0 = time.monotonic()
         run = run_tests(client, env, snapshot, selection=selection, limits=limits)
         elapsed = time.monotonic() - t0
-    hosts = set(re.findall(MARK + r" ([0-9a-f]{12})\b", run.log_excerpt))
-    assert len(hosts) == 1, f"the run did not announce its container:\n{run.log_excerpt[-3000:]}"
-    (host,) = hosts
+    host = run.sandbox_id
+    assert re.fullmatch("[0-9a-f]{12}", host), f"the run did not name its sandbox: {host!r}"
     ours = [cid for cid in watch.seen if cid.startswith(host)]
     assert len(ours) == 1, (host, sorted(watch.seen))
     cid = ours[0]
@@ -197,7 +167,3 @@ def attack(
 def assert_all_passed(run: testrun.TestRun) -> None:
     failed = {k: run.failures.get(k, v.value) for k, v in run.outcomes.items() if not v.is_pass}
     assert not failed, failed
-
-
-def with_conftest(files: dict[str, str]) -> dict[str, str]:
-    return {"tests/conftest.py": SANDBOX_CONFTEST, **files}

@@ -4,6 +4,7 @@ env_build.build_requires, and the build-result line env_image reads back."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -37,12 +38,14 @@ TAIL = [
     "-p",
     "no:cacheprovider",
     "--continue-on-collection-errors",
+    "-p",
+    "reprobot_report",
 ]
 COVERAGE_HEAD = [
     sys.executable,
-    "/work/.reprobot/cov.py",
+    "/work/.runner/cov.py",
     "run",
-    "--rcfile=/work/out/coveragerc",
+    "--rcfile=/work/.runner/coveragerc",
     "-m",
     "pytest",
 ]
@@ -115,7 +118,7 @@ def test_pytest_argv_without_coverage(words: list[str], rest: list[str]) -> None
     ],
 )
 def test_pytest_argv_with_coverage(words: list[str], rest: list[str]) -> None:
-    assert runner.pytest_argv(words, "/work/out/coveragerc") == [*COVERAGE_HEAD, *rest, *TAIL]
+    assert runner.pytest_argv(words, "/work/.runner/coveragerc") == [*COVERAGE_HEAD, *rest, *TAIL]
 
 
 def test_coverage_rc_is_ours_and_asks_for_contexts_only_when_told() -> None:
@@ -137,7 +140,7 @@ def test_pytest_argv_ours_come_last() -> None:
 
 def test_pytest_argv_does_not_change_its_input() -> None:
     words = ["pytest", "-x"]
-    runner.pytest_argv(words, "/work/out/coveragerc")
+    runner.pytest_argv(words, "/work/.runner/coveragerc")
     assert words == ["pytest", "-x"]
 
 
@@ -278,3 +281,51 @@ def test_finish_line_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
 )
 def test_parse_build_result(log: bytes, expected: dict[str, object] | None) -> None:
     assert parse_build_result(log) == expected
+
+
+# --- the report channel -------------------------------------------------------------------------
+
+
+def _lines(*records: object) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def test_parse_report_of_a_whole_run() -> None:
+    data = _lines(
+        {"collected": ["t.py::a", "t.py::b"]},
+        {"finished": True, "exitstatus": 1, "junit": "<testsuites/>"},
+    )
+    assert runner.parse_report(data) == {
+        "collected": ["t.py::a", "t.py::b"],
+        "junit": "<testsuites/>",
+        "exitstatus": 1,
+        "problem": None,
+    }
+
+
+def test_parse_report_of_a_run_that_died_before_finishing() -> None:
+    report = runner.parse_report(_lines({"collected": []}))
+    assert report == {"collected": [], "junit": None, "exitstatus": None, "problem": None}
+    assert runner.parse_report(b"") == {
+        "collected": None,
+        "junit": None,
+        "exitstatus": None,
+        "problem": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"not json\n", "not JSON"),
+        (b"[1, 2]\n", "not an object"),
+        (_lines({"collected": "t.py::a"}), "not a list of strings"),
+        (_lines({"collected": []}, {"collected": ["forged"]}), "never writes"),
+        (_lines({"finished": True}, {"finished": True}), "never writes"),
+        (_lines({"collected": []}, {"anything": 1}), "never writes"),
+        # Collected ids after the session finished are not the plugin's.
+        (_lines({"finished": True, "junit": ""}, {"collected": []}), "never writes"),
+    ],
+)
+def test_parse_report_refuses_what_the_plugin_never_writes(data: bytes, problem: str) -> None:
+    assert problem in (runner.parse_report(data)["problem"] or "")

@@ -7,7 +7,7 @@ import docker.errors
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.sandbox.limits import RunLimits
-from tests.support.sandbox_attack import Snap, assert_all_passed, attack, with_conftest
+from tests.support.sandbox_attack import Snap, assert_all_passed, attack
 
 # 5. writes outside the work dir, identity, capabilities ----------------------------------------
 
@@ -120,7 +120,7 @@ def test_no_capabilities_and_no_new_privileges():
 def test_writes_outside_work_dir_refused(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_fs.py": FILESYSTEM_TEST}))
+    snapshot = tiny_snapshot({"tests/test_fs.py": FILESYSTEM_TEST})
     limits = RunLimits(timeout_s=120, memory_mb=512, pids=64, workdir_mb=64, tmp_mb=32)
     result = attack(docker_client, tiny_env, snapshot, ["tests/test_fs.py"], limits)
     run = result.run

@@ -22,7 +22,7 @@ from reprobot.validation.sandbox.container import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import SANDBOX_USER
-from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack, with_conftest
+from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack
 
 # 8. labels and the reaper ---------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ NORMAL_TEST = "from tiny import add\n\n\ndef test_add():\n    assert add(2, 3) =
 def test_normal_run_leaves_no_container(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_ok.py": NORMAL_TEST}))
+    snapshot = tiny_snapshot({"tests/test_ok.py": NORMAL_TEST})
     test_id = "tests/test_ok.py::test_add"
     limits = RunLimits(timeout_s=120, memory_mb=256, pids=64)
     result = attack(docker_client, tiny_env, snapshot, [test_id], limits)

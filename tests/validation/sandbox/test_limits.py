@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 import docker
 import docker.errors
-import pytest
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.container import ContainerSpec, run_container
 from reprobot.validation.sandbox.limits import RunLimits
-from tests.support.sandbox_attack import MIB, Snap, attack, with_conftest
+from tests.support.sandbox_attack import MIB, Snap, attack
 
 # 2. fork bomb ---------------------------------------------------------------------------------
 
@@ -73,7 +75,7 @@ def test_fork_bomb():
 def test_fork_bomb_stopped_by_pids_limit(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_fork.py": FORK_BOMB_TEST}))
+    snapshot = tiny_snapshot({"tests/test_fork.py": FORK_BOMB_TEST})
     test_id = "tests/test_fork.py::test_fork_bomb"
     limits = RunLimits(timeout_s=45, pids=64, memory_mb=512, cpus=1.0)
     result = attack(docker_client, tiny_env, snapshot, [test_id], limits)
@@ -107,7 +109,7 @@ def test_memory_bomb():
 def test_memory_bomb_killed(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_mem.py": MEMORY_BOMB_TEST}))
+    snapshot = tiny_snapshot({"tests/test_mem.py": MEMORY_BOMB_TEST})
     bomb = "tests/test_mem.py::test_memory_bomb"
     limits = RunLimits(timeout_s=60, memory_mb=256, pids=64)
     result = attack(
@@ -127,88 +129,136 @@ def test_memory_bomb_killed(
     assert result.probe.rss_growth < 64 * MIB
 
 
-# 4. sleep forever -----------------------------------------------------------------------------
+# 4. sleep forever, and the runner out of the tests' reach --------------------------------------
 
 SLEEP_TEST = """\
-import os
-import signal
 import time
 
 
 def test_sleep_forever():
     time.sleep(1e9)
-
-
-def test_sleep_with_the_watchdog_frozen():
-    # Freeze the in-container runner, whose own timeout would otherwise stop pytest first:
-    # only the host's deadline is left.
-    parent = os.getppid()
-    with open("/proc/%d/cmdline" % parent, "rb") as fh:
-        assert b"runner.py" in fh.read()
-    os.kill(parent, signal.SIGSTOP)
-    time.sleep(1e9)
 """
 
 
-@pytest.mark.parametrize(
-    ("test_name", "host_deadline"),
-    [("test_sleep_forever", False), ("test_sleep_with_the_watchdog_frozen", True)],
-)
-def test_sleep_killed_at_deadline(
-    docker_client: docker.DockerClient,
-    tiny_env: EnvImage,
-    tiny_snapshot: Snap,
-    test_name: str,
-    host_deadline: bool,
+def test_sleep_stopped_by_the_runner_which_still_reports(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_sleep.py": SLEEP_TEST}))
-    test_id = f"tests/test_sleep.py::{test_name}"
+    snapshot = tiny_snapshot({"tests/test_sleep.py": SLEEP_TEST})
+    test_id = "tests/test_sleep.py::test_sleep_forever"
     limits = RunLimits(timeout_s=20, memory_mb=256, pids=64)
     result = attack(docker_client, tiny_env, snapshot, [test_id], limits)
     run = result.run
     assert run.limits_hit == frozenset({"timeout"}), run.limits_hit
     assert run.outcomes[test_id] is Outcome.MISSING
-    assert result.elapsed_s < 1.5 * limits.timeout_s
-    if host_deadline:
-        # The host killed the container at its deadline: no result came back.
-        assert result.elapsed_s >= limits.timeout_s - 1
-        assert run.error is not None
-        assert "no result" in run.error
-    else:
-        # The runner stopped pytest before the host's deadline and still reported.
-        assert result.elapsed_s < limits.timeout_s
-        assert run.error is None
-        assert run.pytest_exit == -9
+    # The runner stopped pytest before the host's deadline and still reported.
+    assert result.elapsed_s < limits.timeout_s
+    assert run.error is None
+    assert run.pytest_exit == -9
 
 
-# 6. output ------------------------------------------------------------------------------------
+# The project's own set-up hangs while the runner re-installs it (the manifests changed), under
+# a time limit of the runner's that is longer than the host's deadline: only the host stops it.
+HANGING_SETUP = "import time\ntime.sleep(1e9)\n"
 
-FLOOD_TEST = """\
-def test_flood_container_stdout():
-    chunk = b"A" * (1 << 20)
-    # pid 1 is docker-init; its stdout is the container's attached stdout.
-    with open("/proc/1/fd/1", "wb", buffering=0) as out:
-        for _ in range(2048):  # 2 GiB
-            out.write(chunk)
-    raise AssertionError("2 GiB went out on the container's stdout unstopped")
+
+def test_the_host_deadline_stops_what_the_runner_cannot(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+) -> None:
+    snapshot = tiny_snapshot(
+        {"setup.py": HANGING_SETUP, "tests/test_ok.py": "def test_ok():\n    pass\n"}
+    )
+    test_id = "tests/test_ok.py::test_ok"
+    limits = RunLimits(timeout_s=20, memory_mb=256, pids=64)
+    result = attack(docker_client, tiny_env, snapshot, [test_id], limits)
+    run = result.run
+    assert run.limits_hit == frozenset({"timeout"}), run.limits_hit
+    assert run.outcomes[test_id] is Outcome.MISSING
+    assert limits.timeout_s - 1 <= result.elapsed_s < 1.5 * limits.timeout_s
+    assert run.error is not None
+    assert "the run passed its deadline" in run.error
+
+
+# The runner and init run as root, the tests as the sandbox user with no capability: the tests
+# can neither stop, kill, trace nor read them, nor write to the container's output stream.
+OUT_OF_REACH_TEST = """\
+import ctypes
+import os
+import signal
+
+import pytest
+
+PTRACE_ATTACH = 16
+
+
+def _runner():
+    return os.getppid()
+
+
+@pytest.mark.parametrize("pid", [1, "runner"])
+@pytest.mark.parametrize("sig", [signal.SIGSTOP, signal.SIGKILL, signal.SIGTERM])
+def test_cannot_signal(pid, sig):
+    target = _runner() if pid == "runner" else pid
+    with pytest.raises(PermissionError):
+        os.kill(target, sig)
+
+
+@pytest.mark.parametrize("fd", [0, 1, 2])
+@pytest.mark.parametrize("pid", [1, "runner"])
+def test_cannot_open_their_streams(pid, fd):
+    target = _runner() if pid == "runner" else pid
+    with pytest.raises(PermissionError):
+        open("/proc/%d/fd/%d" % (target, fd), "wb")
+
+
+@pytest.mark.parametrize("pid", [1, "runner"])
+def test_cannot_trace(pid):
+    target = _runner() if pid == "runner" else pid
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.ptrace(PTRACE_ATTACH, target, None, None) == -1
+    assert ctypes.get_errno() == 1  # EPERM
+
+
+def test_cannot_reach_the_runners_folder():
+    with pytest.raises(PermissionError):
+        os.listdir("/work/.result")
+    with pytest.raises(PermissionError):
+        open("/work/.result/report.jsonl", "ab")
+    with pytest.raises(PermissionError):
+        open("/work/.runner/plugin/reprobot_report.py", "ab")
 """
 
 
-def test_output_flood_capped(
+def test_the_runner_is_out_of_the_tests_reach(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_flood.py": FLOOD_TEST}))
-    test_id = "tests/test_flood.py::test_flood_container_stdout"
-    limits = RunLimits(timeout_s=60, memory_mb=256, pids=64, output_cap_bytes=MIB)
-    result = attack(docker_client, tiny_env, snapshot, [test_id], limits)
+    snapshot = tiny_snapshot({"tests/test_reach.py": OUT_OF_REACH_TEST})
+    limits = RunLimits(timeout_s=120, memory_mb=256, pids=64)
+    result = attack(docker_client, tiny_env, snapshot, ["tests/test_reach.py"], limits)
     run = result.run
-    assert run.limits_hit == frozenset({"output"}), run.limits_hit
-    assert run.outcomes[test_id] is Outcome.MISSING
-    assert run.error is not None
-    assert "no result" in run.error
-    # Killed as soon as the cap was passed, well before the deadline.
-    assert result.elapsed_s < 30
-    assert result.probe.rss_growth < 64 * MIB, result.probe.rss_growth
+    assert run.error is None, run.log_excerpt[-3000:]
+    assert len(run.outcomes) == 6 + 6 + 2 + 1
+    failed = {k: run.failures.get(k, v.value) for k, v in run.outcomes.items() if not v.is_pass}
+    assert not failed, failed
+
+
+def test_output_flood_capped_by_the_host(
+    docker_client: docker.DockerClient, tiny_env: EnvImage
+) -> None:
+    # Only the runner writes to a sandbox's standard output; the host's cap still holds for any
+    # container that floods it, and the container is killed as soon as it passes the cap.
+    spec = ContainerSpec(
+        image=tiny_env.tag,
+        command=["sh", "-c", "yes AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
+        purpose="test-run",
+        user="1000:1000",
+        memory_mb=256,
+        pids=64,
+    )
+    started = time.monotonic()
+    result = run_container(docker_client, spec, [], timeout_s=60, output_cap_bytes=MIB)
+    assert result.output_capped
+    assert len(result.stdout) <= MIB
+    assert time.monotonic() - started < 30
 
 
 PRINT_TEST = """\
@@ -244,7 +294,7 @@ def test_print_then_fail():
 def test_printing_gigabytes_stays_in_the_sandbox(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:
-    snapshot = tiny_snapshot(with_conftest({"tests/test_print.py": PRINT_TEST}))
+    snapshot = tiny_snapshot({"tests/test_print.py": PRINT_TEST})
     printer = "tests/test_print.py::test_print_gigabytes"
     failer = "tests/test_print.py::test_print_then_fail"
     limits = RunLimits(

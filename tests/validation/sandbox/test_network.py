@@ -22,7 +22,7 @@ from reprobot.validation.sandbox.container import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import SANDBOX_USER
-from tests.support.sandbox_attack import MIB, Snap, assert_all_passed, attack, with_conftest
+from tests.support.sandbox_attack import MIB, Snap, assert_all_passed, attack
 
 # 1. network -----------------------------------------------------------------------------------
 
@@ -216,7 +216,7 @@ def test_network_access_refused(
 
     targets = sorted({gateway, *host_addresses()})
     source = NETWORK_TEST.format(port=tcp_listener.port, targets=targets, abstract=abstract_name)
-    snapshot = tiny_snapshot(with_conftest({"tests/test_net.py": source}))
+    snapshot = tiny_snapshot({"tests/test_net.py": source})
     result = attack(
         docker_client,
         tiny_env,

@@ -19,7 +19,7 @@ from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.sandbox.limits import RunLimits
 from tests.support.repos import git
-from tests.support.sandbox_attack import Snap, assert_all_passed, attack, with_conftest
+from tests.support.sandbox_attack import Snap, assert_all_passed, attack
 
 # 7. secrets -----------------------------------------------------------------------------------
 
@@ -66,7 +66,14 @@ def test_no_secret_or_host_path_visible():
         searched.append(where)
         for needle in NEEDLES:
             assert needle not in text, "host secret or path visible in %s" % where
-    assert "/proc/1/environ" in searched and "/work/repo/tests/test_secrets.py" in searched
+    assert "/proc/self/environ" in searched and "/work/repo/tests/test_secrets.py" in searched
+    # Init's and the runner's environments are not even readable: they are root's processes.
+    for pid in (1, os.getppid()):
+        try:
+            open("/proc/%d/environ" % pid, "rb").close()
+        except PermissionError:
+            continue
+        raise AssertionError("the environment of process %d is readable" % pid)
 
 
 def test_no_token_like_variables():
@@ -130,7 +137,7 @@ def test_no_host_secret_visible(
     try:
         assert git_token in (tiny_repo / ".git" / "config").read_text()
         source = SECRETS_TEST.format(needles=encoded, count=len(encoded))
-        snapshot = tiny_snapshot(with_conftest({"tests/test_secrets.py": source}))
+        snapshot = tiny_snapshot({"tests/test_secrets.py": source})
         limits = RunLimits(timeout_s=120, memory_mb=512, pids=64)
         result = attack(docker_client, tiny_env, snapshot, ["tests/test_secrets.py"], limits)
     finally:
@@ -190,7 +197,7 @@ def test_build_index_credentials_not_visible(
     needles = [secret, url]
     encoded = [base64.b64encode(n.encode()).decode() for n in needles]
     source = SECRETS_TEST.format(needles=encoded, count=len(encoded))
-    snapshot = tiny_snapshot(with_conftest({"tests/test_secrets.py": source}))
+    snapshot = tiny_snapshot({"tests/test_secrets.py": source})
     build_settings = settings.model_copy(update={"pip_extra_index_urls": [url]})
     # A spec of its own, so that this build happens now, with these index settings.
     spec = EnvSpec(python="3.11", env={"REPROBOT_HARDENING_BUILD": uuid.uuid4().hex})

@@ -59,6 +59,8 @@ class TestRun:
     limits_hit: frozenset[str] = frozenset()
     selection_mode: str = "ids"
     error: str | None = None
+    # The container that ran it (its short id), for logs and for telling sandboxes apart.
+    sandbox_id: str = ""
 
     def outcome(self, test_id: str) -> Outcome:
         return self.outcomes.get(test_id, Outcome.MISSING)

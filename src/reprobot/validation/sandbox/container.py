@@ -51,6 +51,8 @@ class ContainerSpec:
     cpus: float | None = None
     pids: int | None = None
     drop_capabilities: bool = True
+    # Capabilities added back after dropping all (only with ``drop_capabilities``).
+    capabilities: tuple[str, ...] = ()
 
 
 @dataclass
@@ -64,6 +66,8 @@ class ContainerResult:
     timed_out: bool = False
     output_capped: bool = False
     oom_killed: bool = False
+    # Someone else removed the container while it ran (a reaper, a person); its result is lost.
+    removed: bool = False
 
 
 def connect(base_url: str | None = None, timeout: float = 120.0) -> docker.DockerClient:
@@ -94,6 +98,8 @@ def _host_config(client: docker.DockerClient, spec: ContainerSpec) -> Any:
     }
     if spec.drop_capabilities:
         kwargs["cap_drop"] = ["ALL"]
+        if spec.capabilities:
+            kwargs["cap_add"] = list(spec.capabilities)
     if spec.memory_mb:
         kwargs["mem_limit"] = f"{spec.memory_mb}m"
         kwargs["memswap_limit"] = f"{spec.memory_mb}m"
@@ -233,6 +239,9 @@ def run_container(
         try:
             status = api.wait(cid, timeout=max(1, int(deadline - time.time())))
             exit_code = int(status.get("StatusCode", -1))
+        except docker.errors.NotFound:
+            # Removed under our feet; the inspection below reports it.
+            pass
         except requests.exceptions.RequestException:
             timed_out = not killed.is_set()
             kill()
@@ -244,7 +253,16 @@ def run_container(
             sock.close()
         if writer.error is not None:
             raise SandboxError(f"feeding the container failed: {writer.error}") from writer.error
-        state = api.inspect_container(cid).get("State", {})
+        try:
+            state = api.inspect_container(cid).get("State", {})
+        except docker.errors.NotFound:
+            return ContainerResult(
+                exit_code=None,
+                stdout=bytes(reader.stdout),
+                stderr=bytes(reader.stderr),
+                duration_s=time.monotonic() - started,
+                removed=True,
+            )
         if finalize is not None and exit_code == 0 and not timed_out and not reader.capped:
             finalize(client.containers.get(cid))
         return ContainerResult(

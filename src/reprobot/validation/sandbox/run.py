@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import docker
@@ -13,11 +11,19 @@ import docker
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.env.envspec import manifests_fingerprint
 from reprobot.validation.results.coverage_report import (
+    CoverageDataError,
     parse_contexts_json,
     parse_coverage_json,
     with_contexts,
 )
-from reprobot.validation.results.junit import parse_junit
+from reprobot.validation.results.junit import JUnitError, parse_junit
+from reprobot.validation.results.sandbox_result import (
+    RunnerStatus,
+    SandboxResult,
+    announced_sandbox,
+    read_result,
+    uncollected,
+)
 from reprobot.validation.results.testrun import FileCoverage, Outcome, PatchResult, TestRun
 from reprobot.validation.sandbox.container import (
     ContainerResult,
@@ -31,25 +37,28 @@ from reprobot.validation.sandbox.tarstream import small_tar
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 
+# The user everything of the project runs as, inside the sandbox.
 SANDBOX_USER = "1000:1000"
 REPO_ROOT = "/work/repo"
-# The image's build artifacts (egg-info, generated version files) go back next to the fresh tree
-# unless the run re-installs; then the runner starts.
-_COMMAND = (
-    "tar -x -i -f - -C /work"
-    ' && if [ "$REPROBOT_REINSTALL" != 1 ] && [ -f /opt/reprobot/repo-build.tar ];'
-    " then tar -x -f /opt/reprobot/repo-build.tar -C /work/repo; fi"
-    " && exec python /work/.reprobot/runner.py"
-)
+# The runner's only capabilities: to become the sandbox user (dropping every capability, the
+# bounding set included) and to kill what the tests leave behind. The project's code has none.
+RUNNER_CAPABILITIES = ("SETUID", "SETGID", "SETPCAP", "KILL")
+
+
+def runner_command() -> list[str]:
+    """The runner, as source on its command line (nothing the tests can write is ever on its
+    path): isolated mode, and no site, so no .pth file of the project runs in it."""
+    return ["python", "-I", "-S", "-c", script_text("runner.py").decode("utf-8")]
 
 
 def sandbox_spec(image: str, limits: RunLimits, environment: dict[str, str]) -> ContainerSpec:
-    """The locked-down container of a test run: no network, no capabilities, read-only root."""
+    """The locked-down container of a test run: no network, read-only root, the runner as root
+    with four capabilities and the project's code as the sandbox user with none."""
     return ContainerSpec(
         image=image,
-        command=["/bin/sh", "-c", _COMMAND],
+        command=runner_command(),
         purpose="test-run",
-        user=SANDBOX_USER,
+        user="0",
         environment=environment,
         working_dir="/work",
         network="none",
@@ -62,6 +71,7 @@ def sandbox_spec(image: str, limits: RunLimits, environment: dict[str, str]) -> 
         cpus=limits.cpus,
         pids=limits.pids,
         drop_capabilities=True,
+        capabilities=RUNNER_CAPABILITIES,
     )
 
 
@@ -71,26 +81,13 @@ def _inputs(
     yield from snapshot.iter_tar("repo/")
     files = {
         ".reprobot/job.json": json.dumps(job).encode(),
-        ".reprobot/runner.py": script_text("runner.py"),
         ".reprobot/cov.py": script_text("cov.py"),
         ".reprobot/cov_contexts.py": script_text("cov_contexts.py"),
+        ".reprobot/reprobot_report.py": script_text("reprobot_report.py"),
     }
     for i, patch in enumerate(patches):
         files[f".reprobot/patches/{i:03d}.diff"] = patch.diff.encode("utf-8", "surrogateescape")
     yield small_tar(files)
-
-
-def _read_results(stdout: bytes) -> dict[str, bytes]:
-    try:
-        with tarfile.open(fileobj=io.BytesIO(stdout)) as tar:
-            out = {}
-            for member in tar.getmembers():
-                fh = tar.extractfile(member)
-                if fh is not None:
-                    out[member.name] = fh.read()
-            return out
-    except tarfile.TarError:
-        return {}
 
 
 def run_tests(
@@ -129,7 +126,6 @@ def run_tests(
         **_blank_build_settings(client, env.tag),
         "HOME": "/work/home",
         "LANG": "C.UTF-8",
-        "REPROBOT_REINSTALL": "1" if reinstall else "0",
         **env.spec.env,
     }
     result = run_container(
@@ -139,7 +135,9 @@ def run_tests(
         timeout_s=limits.timeout_s,
         output_cap_bytes=limits.output_cap_bytes,
     )
-    return _to_testrun(result, _read_results(result.stdout), snapshot, selection, bool(patches))
+    return to_testrun(
+        result, read_result(result.stdout), snapshot.list_files(), selection, bool(patches)
+    )
 
 
 def _blank_build_settings(client: docker.DockerClient, image: str) -> dict[str, str]:
@@ -153,34 +151,106 @@ def _blank_build_settings(client: docker.DockerClient, image: str) -> dict[str, 
     return {name: "" for name in names if name.startswith("PIP_")}
 
 
-def _limits_hit(result: ContainerResult) -> frozenset[str]:
+def limits_hit(result: ContainerResult, status: RunnerStatus | None) -> frozenset[str]:
+    """The limits a run hit, as the engine and the runner saw them: memory only when the kernel
+    killed a process for it, never for any exit 137."""
     hit = set()
-    if result.timed_out:
+    if result.timed_out or (status is not None and status.pytest_exit == -9):
         hit.add("timeout")
     if result.output_capped:
         hit.add("output")
-    if result.oom_killed or result.exit_code == 137:
+    if result.oom_killed or (status is not None and (status.oom_kills or 0) > 0):
         hit.add("memory")
     return frozenset(hit)
 
 
-def _to_testrun(
+def _no_result(result: ContainerResult, hit: frozenset[str]) -> str:
+    """Why no usable result came back, in words."""
+    if result.removed:
+        return "the sandbox container was removed by another process before the run ended"
+    if "timeout" in hit:
+        return f"the run passed its deadline ({result.duration_s:.0f} s) and was stopped"
+    if "output" in hit:
+        return "the run printed past its output cap and was stopped"
+    if "memory" in hit:
+        return "the sandbox ran out of memory before the runner reported"
+    if result.exit_code == 137:
+        return "the runner was killed (exit 137) before it reported"
+    return f"the runner stopped without reporting (exit {result.exit_code})"
+
+
+def _pytest_problem(status: RunnerStatus, hit: frozenset[str]) -> str | None:
+    """What went wrong with pytest itself, when it did not finish on its own."""
+    code = status.pytest_exit
+    if code is None or "timeout" in hit:
+        return None
+    if code > 128 and code - 128 == 9:
+        if "memory" in hit:
+            return "pytest was killed by the memory limit"
+        return "pytest was killed (signal 9)"
+    if code > 128:
+        return f"pytest was killed by signal {code - 128}"
+    return None
+
+
+def to_testrun(
     result: ContainerResult,
-    files: dict[str, bytes],
-    snapshot: RepoSnapshot,
+    sandbox: SandboxResult,
+    repo_files: Collection[str],
     selection: Sequence[str],
-    job_patches: bool,
+    patched: bool = False,
 ) -> TestRun:
-    status: dict[str, Any] = json.loads(files["status.json"]) if "status.json" in files else {}
-    repo_files = set(snapshot.list_files())
+    """A ``TestRun`` from what came back, checked: every malformed, missing or inconsistent
+    part becomes the run's ``error``, never an exception."""
+    status = sandbox.status
+    hit = limits_hit(result, status)
+    files = sandbox.files
+    log = files.get("pytest.log", b"") or files.get("install.log", b"")
+    if status is None:
+        stderr = result.stderr.decode("utf-8", "replace")[-2000:]
+        return TestRun(
+            outcomes={t: Outcome.MISSING for t in selection if "::" in t},
+            # Nothing is known to have applied, unless there was nothing to apply.
+            patches_applied=not patched,
+            install_ok=False,
+            log_excerpt=(log.decode("utf-8", "replace") or stderr)[-20000:],
+            duration_s=result.duration_s,
+            limits_hit=hit,
+            error=sandbox.problem or _no_result(result, hit),
+            sandbox_id=announced_sandbox(result.stderr),
+        )
     outcomes: dict[str, Outcome] = {}
     failures: dict[str, str] = {}
-    if "junit.xml" in files:
-        outcomes, failures = parse_junit(files["junit.xml"], repo_files)
-    if status.get("pytest_exit") == -9:
-        limits_hit = _limits_hit(result) | {"timeout"}
-    else:
-        limits_hit = _limits_hit(result)
+    error: str | None = status.error
+    if status.ran:
+        junit = files.get("junit.xml")
+        if status.report_problem:
+            error = f"pytest's report cannot be trusted: {status.report_problem}"
+        elif junit is None and "timeout" in hit:
+            # Stopped at the time limit: the selected tests are missing, and limits_hit says why.
+            error = None
+        elif junit is None:
+            error = _pytest_problem(status, hit) or (
+                f"pytest wrote no report (exit {status.pytest_exit})"
+            )
+        else:
+            try:
+                outcomes, failures = parse_junit(junit, repo_files)
+            except JUnitError as exc:
+                error = f"pytest's report is unreadable: {exc}"
+            else:
+                stray = uncollected(outcomes, status.collected or ())
+                if status.collected is None:
+                    error = "pytest never said what it collected"
+                    outcomes, failures = {}, {}
+                elif stray:
+                    error = (
+                        f"pytest's report names {len(stray)} test(s) pytest never collected, "
+                        f"e.g. {stray[0]}: it was not written by pytest's own run"
+                    )
+                    outcomes, failures = {}, {}
+                else:
+                    error = _pytest_problem(status, hit)
     # A selected test that pytest never reported is missing, or an error when its module
     # failed to collect.
     for test_id in selection:
@@ -191,37 +261,31 @@ def _to_testrun(
             Outcome.ERROR if outcomes.get(module) is Outcome.ERROR else Outcome.MISSING
         )
     coverage: dict[str, FileCoverage] | None = None
-    if "coverage.json" in files:
-        coverage = parse_coverage_json(files["coverage.json"], REPO_ROOT)
-        if "contexts.json" in files:
-            contexts_by_file = parse_contexts_json(files["contexts.json"], REPO_ROOT)
-            coverage = with_contexts(coverage, contexts_by_file)
-    log = files.get("pytest.log", b"") or files.get("install.log", b"")
-    error = None
-    if not status:
-        error = "the sandbox returned no result" + (
-            f" (limits hit: {', '.join(sorted(limits_hit))})" if limits_hit else ""
-        )
-        stderr = result.stderr.decode("utf-8", "replace")[-2000:]
-        log = log or stderr.encode()
-    elif status.get("install", {}).get("ok") is False:
-        error = "re-installing the project failed"
+    if "coverage.json" in files and error is None:
+        try:
+            coverage = parse_coverage_json(files["coverage.json"], REPO_ROOT)
+            if "contexts.json" in files:
+                contexts_by_file = parse_contexts_json(files["contexts.json"], REPO_ROOT)
+                coverage = with_contexts(coverage, contexts_by_file)
+        except CoverageDataError as exc:
+            coverage = None
+            error = f"the coverage data is unreadable: {exc}"
+    install = status.install
+    if install is not None and not install.ok:
+        error = error or "re-installing the project failed"
         log = files.get("install.log", b"")
     return TestRun(
         outcomes=outcomes,
-        # Without a status the runner died before reporting: nothing is known to have applied.
-        patches_applied=bool(status.get("patches_applied", not job_patches)),
+        patches_applied=bool(status.patches_applied),
         failures=failures,
-        patches=tuple(
-            PatchResult(p["name"], bool(p["applied"]), p.get("method"), p.get("output", ""))
-            for p in status.get("patches", [])
-        ),
-        install_ok=bool(status.get("install", {}).get("ok", bool(status))),
-        pytest_exit=status.get("pytest_exit"),
+        patches=tuple(PatchResult(p.name, p.applied, p.method, p.output) for p in status.patches),
+        install_ok=install.ok if install is not None else True,
+        pytest_exit=status.pytest_exit,
         log_excerpt=log.decode("utf-8", "replace")[-20000:],
         duration_s=result.duration_s,
         coverage=coverage,
-        limits_hit=limits_hit,
-        selection_mode=status.get("selection_mode", "ids"),
+        limits_hit=hit,
+        selection_mode=status.selection_mode,
         error=error,
+        sandbox_id=status.sandbox,
     )

@@ -1,31 +1,55 @@
 """Test runner inside a sandbox container (standard library only, Python 3.9+).
 
-Reads /work/.reprobot/job.json; the repository tree is in /work/repo and the patches in
-/work/.reprobot/patches. Applies the patches, re-installs the project offline when asked, runs
-pytest with a JUnit XML report (and coverage.py when asked), and writes one tar of /work/out to
-stdout: that tar is the only thing this script prints. Everything the project prints goes to
-files under /work/out, whose size the work dir's tmpfs bounds.
+It runs as root with four capabilities (SETUID, SETGID, SETPCAP, KILL), as ``python -I -S -c``
+so that nothing of the project can reach its imports, and is the only one that writes to the
+container's standard output: one tar of results, read by the host. Everything that touches the
+project runs as the sandbox user (uid 1000) with no capability at all, not even in its bounding
+set: unpacking the tree and the job from standard input, applying patches, re-installing,
+pytest, converting coverage data. That user can neither read, write nor signal this process, nor
+open its output stream (a different uid, no ptrace), nor reach its private directory.
+
+pytest reports through Reprobot's plugin on a file descriptor that this process opened in its
+private directory: what pytest collected (before any test function runs) and its JUnit report
+(as soon as pytest wrote it). After pytest exits every process of the sandbox user is killed,
+so nothing the tests leave behind can change a report afterwards. Code that runs inside the
+pytest process itself can still lie about its own results; the host's cross-checks and the
+verdict say so where it matters.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import shlex
+import signal
+import socket
+import stat
 import subprocess
 import sys
 import tarfile
 import time
+from typing import Any
 
 WORK = "/work"
 REPO = "/work/repo"
-OUT = "/work/out"
-META = "/work/.reprobot"
+OUT = "/work/out"  # the sandbox user's: pytest's JUnit file, coverage data
+META = "/work/.reprobot"  # the job, the patches and the tools, as unpacked
+PRIVATE = "/work/.result"  # this process's own: logs and the report channel (mode 0700)
+TOOLS = "/work/.runner"  # read-only for the sandbox user: tools and the pytest plugin
+PLUGIN_DIR = TOOLS + "/plugin"
 OVERLAY = "/work/.overlay"
+HOME = "/work/home"
+SANDBOX_UID = 1000
 LOG_HEAD = 20000
 LOG_TAIL = 180000
 PYTEST_USAGE_ERROR = 4
+REPORT_FD_VAR = "REPROBOT_REPORT_FD"
+# What the report channel may hold at most: collected ids and a JUnit report.
+REPORT_MAX = 64 * 1024 * 1024
+RESULT_FILES = ("coverage.json", "contexts.json")
+PR_CAPBSET_DROP = 24
 
 
 def _tail(data: bytes, limit: int = 4000) -> str:
@@ -33,24 +57,103 @@ def _tail(data: bytes, limit: int = 4000) -> str:
     return text if len(text) <= limit else "...\n" + text[-limit:]
 
 
-def _run(argv: list[str], env: dict[str, str], timeout: float, log_path: str | None = None) -> tuple[int, bytes]:
-    """Run argv in the repository; output goes to log_path (returned empty) or is returned."""
-    out = open(log_path, "ab") if log_path else subprocess.PIPE  # noqa: SIM115
+def _last_cap() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return 63
+
+
+def _become_sandbox_user() -> None:
+    """In the child, before exec: no capability left to gain, then the sandbox user's ids."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(_last_cap() + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    os.setgroups([])
+    os.setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    # From uid 0 to another uid without keep-caps: the permitted and effective sets are cleared.
+    os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    os.umask(0o022)
+    os.setsid()
+
+
+def as_sandbox_user(
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    log_path: str | None = None,
+    stdin: int = subprocess.DEVNULL,
+    cwd: str = REPO,
+    pass_fds: tuple[int, ...] = (),
+) -> tuple[int, bytes]:
+    """Run argv as the sandbox user; output goes to log_path (returned empty) or is returned.
+
+    The exit code is the child's, 128 + N when a signal N killed it, -9 at this runner's timeout
+    and 127 when it could not be started."""
+    out: Any = open(log_path, "ab") if log_path else subprocess.PIPE  # noqa: SIM115
     try:
         proc = subprocess.run(
-            argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, check=False
+            argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=subprocess.STDOUT, timeout=timeout,
+            check=False, preexec_fn=_become_sandbox_user, pass_fds=pass_fds,
         )
-        # A process killed by a signal (the OOM killer's SIGKILL) reports 128 + signal, as a shell
-        # does, so that -9 means only this runner's timeout.
         code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
         return code, proc.stdout or b""
     except subprocess.TimeoutExpired as exc:
         return -9, exc.stdout or b""
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         return 127, str(exc).encode()
     finally:
         if log_path:
-            out.close()  # type: ignore[union-attr]
+            out.close()
+
+
+def kill_sandbox_user() -> None:
+    """Kill every process but this one and init: whatever the tests left running."""
+    with contextlib.suppress(OSError):
+        os.kill(-1, signal.SIGKILL)
+    # Reap them, so that none lives on as a zombie holding a report open (a process stuck in the
+    # kernel gets a few seconds; init reaps it later).
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's OOM killer has killed in this container so far."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def read_sandbox_file(path: str, limit: int) -> bytes | None:
+    """A regular file the sandbox user wrote, never through a link, at most limit bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit + 1)[:limit]
+    finally:
+        os.close(fd)
 
 
 def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[dict[str, object]]:
@@ -58,15 +161,15 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
     results: list[dict[str, object]] = []
     for item in patches:
         path = os.path.join(META, "patches", item["file"])
-        code, out = _run(["git", "apply", "--verbose", "--whitespace=nowarn", path], env, 120)
+        code, out = as_sandbox_user(["git", "apply", "--verbose", "--whitespace=nowarn", path], env, 120)
         method = "git apply"
         if code != 0:
             # The same fallback as the SWE-bench harness (fuzzy context), but only when a dry run
             # shows the whole patch applies, so a failed patch never leaves a half-patched tree,
             # and --forward, so that a patch that looks reversed is refused, never un-applied.
-            dry, dry_out = _run(["patch", "--batch", "--forward", "--dry-run", "--fuzz=5", "-p1", "-i", path], env, 120)
+            dry, dry_out = as_sandbox_user(["patch", "--batch", "--forward", "--dry-run", "--fuzz=5", "-p1", "-i", path], env, 120)
             if dry == 0:
-                code, fuzz_out = _run(["patch", "--batch", "--forward", "--no-backup-if-mismatch", "--reject-file=-", "--fuzz=5", "-p1", "-i", path], env, 120)
+                code, fuzz_out = as_sandbox_user(["patch", "--batch", "--forward", "--no-backup-if-mismatch", "--reject-file=-", "--fuzz=5", "-p1", "-i", path], env, 120)
                 out = out + b"\n" + fuzz_out
                 method = "patch --fuzz=5"
             else:
@@ -81,11 +184,11 @@ def reinstall(env: dict[str, str]) -> dict[str, object]:
     """Re-install the project without dependencies and without network into the overlay prefix."""
     base = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--no-build-isolation",
             "--ignore-installed", "--disable-pip-version-check", "--no-warn-script-location", "--prefix", OVERLAY]
-    log = os.path.join(OUT, "install.log")
-    code, _ = _run(base + ["-e", "."], env, 600, log)
+    log = os.path.join(PRIVATE, "install.log")
+    code, _ = as_sandbox_user(base + ["-e", "."], env, 600, log)
     mode = "editable"
     if code != 0:
-        code, _ = _run(base + ["."], env, 600, log)
+        code, _ = as_sandbox_user(base + ["."], env, 600, log)
         mode = "regular"
     return {"ok": code == 0, "mode": mode if code == 0 else None}
 
@@ -115,7 +218,7 @@ def coverage_rc(contexts: bool) -> str:
 
 def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
     """The interpreter-level argv for a pytest command line, under coverage.py with the given
-    rc file when there is one."""
+    rc file when there is one, with Reprobot's report plugin loaded."""
     if words and os.path.basename(words[0]) in ("pytest", "py.test"):
         rest = words[1:]
     elif len(words) >= 3 and words[1:3] == ["-m", "pytest"]:
@@ -123,27 +226,61 @@ def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
     else:
         raise SystemExit("unsupported test command (pytest only): %r" % (words,))
     if coverage_rcfile:
-        head = [sys.executable, os.path.join(META, "cov.py"), "run", "--rcfile=" + coverage_rcfile, "-m", "pytest"]
+        head = [sys.executable, os.path.join(TOOLS, "cov.py"), "run", "--rcfile=" + coverage_rcfile, "-m", "pytest"]
     else:
         head = [sys.executable, "-m", "pytest"]
     # Later options win in pytest's parser, so these override the project's --tb=no and family.
     # One module that fails to import must not hide the outcomes of all the others.
     extra = ["--junitxml=" + os.path.join(OUT, "junit.xml"), "-o", "junit_family=xunit1", "--tb=short",
-             "-p", "no:cacheprovider", "--continue-on-collection-errors"]
+             "-p", "no:cacheprovider", "--continue-on-collection-errors", "-p", "reprobot_report"]
     return head + rest + extra
 
 
 def coverage_json(env: dict[str, str], rcfile: str, contexts: bool) -> bool:
+    """Convert the coverage data in a fresh, isolated interpreter (no project code on its path)."""
     data = os.path.join(OUT, ".coverage")
     if not os.path.exists(data):
         return False
-    log = os.path.join(OUT, "coverage.log")
-    code, _ = _run([sys.executable, os.path.join(META, "cov.py"), "json", "--rcfile=" + rcfile,
-                    "-o", os.path.join(OUT, "coverage.json")], env, 600, log)
+    log = os.path.join(PRIVATE, "coverage.log")
+    isolated = [sys.executable, "-I", "-S"]
+    code, _ = as_sandbox_user(isolated + [os.path.join(TOOLS, "cov.py"), "json", "--rcfile=" + rcfile,
+                                          "-o", os.path.join(OUT, "coverage.json")], env, 600, log)
     if code == 0 and contexts:
-        code, _ = _run([sys.executable, os.path.join(META, "cov_contexts.py"), data, os.path.join(OUT, "contexts.json"),
-                        REPO], env, 600, log)
+        code, _ = as_sandbox_user(isolated + [os.path.join(TOOLS, "cov_contexts.py"), data,
+                                              os.path.join(OUT, "contexts.json"), REPO], env, 600, log)
     return code == 0
+
+
+def parse_report(data: bytes) -> dict[str, Any]:
+    """What the report channel says: the collected ids, the JUnit text, pytest's exit status,
+    and a problem when the channel holds anything but what the plugin writes."""
+    report: dict[str, Any] = {"collected": None, "junit": None, "exitstatus": None, "problem": None}
+    finished = False
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            report["problem"] = "the report channel holds a line that is not JSON"
+            return report
+        if not isinstance(record, dict):
+            report["problem"] = "the report channel holds a record that is not an object"
+            return report
+        if "collected" in record and report["collected"] is None and not finished:
+            ids = record["collected"]
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                report["problem"] = "the collected ids are not a list of strings"
+                return report
+            report["collected"] = ids
+        elif record.get("finished") is True and not finished:
+            finished = True
+            junit = record.get("junit")
+            report["junit"] = junit if isinstance(junit, str) else None
+            status = record.get("exitstatus")
+            report["exitstatus"] = status if isinstance(status, int) else None
+        else:
+            report["problem"] = "the report channel holds a record the plugin never writes"
+            return report
+    return report
 
 
 def trim_log(path: str) -> None:
@@ -158,29 +295,84 @@ def trim_log(path: str) -> None:
         fh.write(head + ("\n[... %d bytes cut ...]\n" % (size - LOG_HEAD - LOG_TAIL)).encode() + tail)
 
 
-def emit() -> None:
+def emit(status: dict[str, Any], junit: str | None, extra: dict[str, bytes]) -> None:
+    """The one result: a tar on standard output."""
+    files = {"status.json": json.dumps(status).encode()}
+    if junit is not None:
+        files["junit.xml"] = junit.encode("utf-8", "surrogateescape")
+    for name in ("pytest.log", "install.log"):
+        path = os.path.join(PRIVATE, name)
+        if os.path.exists(path):
+            with open(path, "rb") as fh:
+                files[name] = fh.read()
+    files.update(extra)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name in ("status.json", "junit.xml", "coverage.json", "contexts.json", "pytest.log", "install.log"):
-            path = os.path.join(OUT, name)
-            if os.path.exists(path):
-                tar.add(path, arcname=name)
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     sys.stdout.buffer.write(buf.getvalue())
     sys.stdout.buffer.flush()
 
 
+def prepare() -> tuple[dict[str, Any] | None, str | None]:
+    """This process's private folders, then the tree and the job unpacked by the sandbox user."""
+    os.umask(0o022)
+    os.mkdir(PRIVATE, 0o700)
+    os.mkdir(TOOLS, 0o755)
+    os.mkdir(PLUGIN_DIR, 0o755)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HOME, "LANG": "C.UTF-8"}
+    code, out = as_sandbox_user(["tar", "-x", "-i", "-f", "-", "-C", WORK], env, 600, stdin=0, cwd=WORK)
+    if code != 0:
+        return None, "unpacking the tree failed: " + _tail(out, 1000)
+    raw = read_sandbox_file(os.path.join(META, "job.json"), 16 * 1024 * 1024)
+    try:
+        job = json.loads(raw or b"")
+    except ValueError:
+        job = None
+    if not isinstance(job, dict):
+        return None, "the job file did not arrive"
+    # Copied before any project code runs, into a folder the sandbox user cannot write.
+    for name, dest in (("cov.py", TOOLS), ("cov_contexts.py", TOOLS), ("reprobot_report.py", PLUGIN_DIR)):
+        data = read_sandbox_file(os.path.join(META, name), 1024 * 1024)
+        if data is None:
+            return None, "the tool %s did not arrive" % name
+        with open(os.path.join(dest, name), "wb") as fh:
+            fh.write(data)
+    return job, None
+
+
 def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(META, "job.json")) as fh:
-        job = json.load(fh)
+    # The container's hostname is its short id: the host can tell which sandbox spoke, on
+    # standard error (what it keeps when the run dies) and in the log (when it reports).
+    announce = "reprobot-sandbox: %s\n" % socket.gethostname()
+    sys.stderr.write(announce)
+    sys.stderr.flush()
+    status: dict[str, Any] = {"started": time.time(), "runner": 2, "sandbox": socket.gethostname()}
+    job, problem = prepare()
+    if os.path.isdir(PRIVATE):
+        with open(os.path.join(PRIVATE, "pytest.log"), "ab") as log:
+            log.write(announce.encode())
+    if job is None:
+        status.update(ran=False, error=problem, finished=time.time())
+        emit(status, None, {})
+        return
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env.update(job.get("env", {}))
-    env.update({"PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1", "GIT_CONFIG_NOSYSTEM": "1"})
-    status: dict[str, object] = {"started": time.time()}
+    env.update({"PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1", "GIT_CONFIG_NOSYSTEM": "1", "HOME": HOME})
+    as_sandbox_user(["mkdir", "-p", OUT, HOME], env, 60, cwd=WORK)
+    if not job.get("reinstall") and os.path.exists("/opt/reprobot/repo-build.tar"):
+        # The image's build artifacts (egg-info, generated version files) go back next to the
+        # fresh tree unless the run re-installs.
+        as_sandbox_user(["tar", "-x", "-f", "/opt/reprobot/repo-build.tar", "-C", REPO], env, 120)
     patches = apply_patches(job["patches"], env)
     status["patches"] = patches
     status["patches_applied"] = all(p["applied"] for p in patches)
     ran = False
+    report: dict[str, Any] | None = None
+    extra: dict[str, bytes] = {}
+    oom_before = oom_kills()
     if status["patches_applied"]:
         install: dict[str, object] = {"ok": True, "mode": "image"}
         if job.get("reinstall"):
@@ -192,34 +384,73 @@ def main() -> None:
             contexts = bool(job.get("coverage_contexts"))
             rcfile = None
             if job.get("coverage"):
-                rcfile = os.path.join(OUT, "coveragerc")
+                rcfile = os.path.join(TOOLS, "coveragerc")
                 with open(rcfile, "w") as fh:
                     fh.write(coverage_rc(contexts))
             argv = pytest_argv(words, rcfile)
             selection = list(job.get("selection", []))
-            log = os.path.join(OUT, "pytest.log")
-            code, _ = _run(argv + selection, env, float(job["timeout_s"]), log)
-            status["selection_mode"] = "ids"
-            if code == PYTEST_USAGE_ERROR and selection:
-                # An id pytest cannot find aborts the whole run; fall back to the files named.
-                files = sorted({s.split("::", 1)[0] for s in selection if os.path.exists(os.path.join(REPO, s.split("::", 1)[0]))})
-                with open(log, "ab") as fh:
-                    fh.write(b"\n[reprobot: some selected ids were not found; running their files]\n")
-                if os.path.exists(os.path.join(OUT, "junit.xml")):
-                    os.remove(os.path.join(OUT, "junit.xml"))
-                code, _ = _run(argv + files, env, float(job["timeout_s"]), log)
-                status["selection_mode"] = "files"
+            report, code, mode = run_pytest(argv, selection, env, float(job["timeout_s"]))
+            status["selection_mode"] = mode
             status["pytest_exit"] = code
             ran = True
+            kill_sandbox_user()
             if rcfile:
                 status["coverage_ok"] = coverage_json(env, rcfile, contexts)
+                for name in RESULT_FILES:
+                    data = read_sandbox_file(os.path.join(OUT, name), 256 * 1024 * 1024)
+                    if data is not None:
+                        extra[name] = data
+    kill_sandbox_user()
+    oom_after = oom_kills()
+    if oom_before is not None and oom_after is not None:
+        status["oom_kills"] = oom_after - oom_before
     status["ran"] = ran
+    if report is not None:
+        status["collected"] = report["collected"]
+        status["report_exitstatus"] = report["exitstatus"]
+        status["report_problem"] = report["problem"]
     status["finished"] = time.time()
-    trim_log(os.path.join(OUT, "pytest.log"))
-    trim_log(os.path.join(OUT, "install.log"))
-    with open(os.path.join(OUT, "status.json"), "w") as fh:
-        json.dump(status, fh)
-    emit()
+    trim_log(os.path.join(PRIVATE, "pytest.log"))
+    trim_log(os.path.join(PRIVATE, "install.log"))
+    emit(status, report["junit"] if report else None, extra)
+
+
+def run_pytest(
+    argv: list[str], selection: list[str], env: dict[str, str], timeout: float
+) -> tuple[dict[str, Any], int, str]:
+    """pytest as the sandbox user, reporting on a channel only it and this process hold; with
+    the files of the selected ids when pytest cannot find some of them."""
+    log = os.path.join(PRIVATE, "pytest.log")
+    path = os.path.join(PRIVATE, "report.jsonl")
+    env = dict(env)
+    env["PYTHONPATH"] = PLUGIN_DIR + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+
+    def once(args: list[str]) -> int:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        try:
+            run_env = dict(env, **{REPORT_FD_VAR: str(fd)})
+            code, _ = as_sandbox_user(args, run_env, timeout, log, pass_fds=(fd,))
+        finally:
+            os.close(fd)
+        return code
+
+    code = once(argv + selection)
+    mode = "ids"
+    if code == PYTEST_USAGE_ERROR and selection:
+        # An id pytest cannot find aborts the whole run; fall back to the files named.
+        kill_sandbox_user()
+        files = sorted({s.split("::", 1)[0] for s in selection if os.path.exists(os.path.join(REPO, s.split("::", 1)[0]))})
+        with open(log, "ab") as note:
+            note.write(b"\n[reprobot: some selected ids were not found; running their files]\n")
+        code = once(argv + files)
+        mode = "files"
+    kill_sandbox_user()
+    with open(path, "rb") as channel:
+        data = channel.read(REPORT_MAX + 1)
+    report = parse_report(data[:REPORT_MAX])
+    if len(data) > REPORT_MAX:
+        report["problem"] = "the report channel holds more than %d bytes" % REPORT_MAX
+    return report, code, mode
 
 
 if __name__ == "__main__":

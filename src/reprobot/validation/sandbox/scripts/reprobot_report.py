@@ -1,0 +1,69 @@
+"""Reprobot's pytest plugin (standard library and pytest only; pytest 4 to 9, Python 3.9+).
+
+Loaded with ``-p reprobot_report`` from a folder the tests cannot write. It reports on the file
+descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of the run holds:
+
+- when collection finishes, before any test function runs, the ids pytest collected;
+- when the session finishes, right after pytest wrote its JUnit report, that report's text and
+  pytest's exit status; then it closes the descriptor.
+
+The descriptor is taken out of the environment and is not inherited by the tests' subprocesses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+_channel: dict[str, Any] = {"fd": None}
+
+
+def _send(record: dict[str, Any]) -> None:
+    fd = _channel["fd"]
+    if fd is None:
+        return
+    data = (json.dumps(record) + "\n").encode("utf-8", "surrogateescape")
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def pytest_configure(config: Any) -> None:
+    value = os.environ.pop("REPROBOT_REPORT_FD", None)
+    if value and value.isdigit():
+        fd = int(value)
+        os.set_inheritable(fd, False)
+        _channel["fd"] = fd
+
+
+def pytest_collection_finish(session: Any) -> None:
+    if session.config.pluginmanager.getplugin("dsession") is None:
+        _send({"collected": [item.nodeid for item in session.items]})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    # Under xdist the workers collect, each the same ids: the first to finish speaks for all.
+    if not _channel.get("xdist_reported"):
+        _channel["xdist_reported"] = True
+        _send({"collected": list(ids)})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    if _channel["fd"] is None:
+        return
+    junit = None
+    path = getattr(session.config.option, "xmlpath", None)
+    if path and not hasattr(session.config, "workerinput"):
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                junit = fh.read()
+        except OSError:
+            junit = None
+    _send({"finished": True, "exitstatus": int(exitstatus), "junit": junit})
+    os.close(_channel["fd"])
+    _channel["fd"] = None
