@@ -235,17 +235,22 @@ def test_run_units_stores_an_os_error_too(tmp_path: Path) -> None:
     assert results["b"]["error"] == "ReprobotError: plain"
 
 
-def test_run_units_lets_a_bug_propagate(tmp_path: Path) -> None:
+def test_run_units_records_a_bug_and_goes_on(tmp_path: Path) -> None:
     store = Store(tmp_path)
     work = Work()
     work.raise_for["b"] = ValueError("a bug")
-    with pytest.raises(ValueError, match="a bug"):
-        run(UNITS, work, store, workers=1)
-    # The unit that raised stored nothing, so the next run computes it.
-    assert not (store.results / "b.json").exists()
+    results, output = run(UNITS, work, store, workers=1)
+    # The other units finished and were kept; the bug is the unit's error, with where it was.
+    assert results["a"]["value"] == "a@1" and results["c"]["value"] == "c@1"
+    assert results["b"]["error"].startswith("bug: ValueError: a bug (")
+    assert "test_executor.py:" in results["b"]["error"]
+    assert "b: error: bug: ValueError: a bug" in output
+    for key in ("a", "b", "c"):
+        assert (store.results / f"{key}.json").exists()
+    # A unit with an error is computed again on the next run.
     retry = Work()
     results, _ = run(UNITS, retry, store)
-    assert retry.calls["b"] == 1
+    assert retry.calls == Counter({"b": 1})
     assert results["b"] == {"key": "b", "value": "b@1"}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from reprobot.bot.render.markdown import COMMENT_LIMIT
@@ -232,3 +234,37 @@ def test_the_longest_sections_lose_their_details_first() -> None:
     assert sections[-1].startswith("9: ✅ Verified") and "<details>" in sections[-1]
     assert sum("_(details left out: too long to show here)_" in s for s in sections) >= 1
     assert comment.count("<details>") == comment.count("</details>")
+
+
+def test_a_fork_that_changes_how_its_tests_run_does_not_earn_the_label_unseen() -> None:
+    harnessed = replace(VERIFIED, harness_changes=("conftest.py", "setup.cfg"))
+    issues = [IssueVerdict(1, harnessed)]
+    own = render_pull_report(
+        repo="acme/durations", pull_number=7, head_sha=HEAD, issues=issues, own_tests=NO_TESTS
+    )
+    fork = render_pull_report(
+        repo="acme/durations",
+        pull_number=7,
+        head_sha=HEAD,
+        issues=issues,
+        own_tests=NO_TESTS,
+        from_fork=True,
+    )
+    for report in (own, fork):
+        assert report.conclusion == "success"
+        assert report.harness_changes == ("conftest.py", "setup.cfg")
+        assert "changes how its tests run:** `conftest.py`, `setup.cfg`" in report.comment
+    assert own.label_allowed
+    assert not fork.label_allowed
+    assert "The label is not added on its own" in fork.comment
+    assert "The label is not added on its own" not in own.comment
+    # A fork that changes none of them gets the label as before.
+    plain = render_pull_report(
+        repo="acme/durations",
+        pull_number=7,
+        head_sha=HEAD,
+        issues=[IssueVerdict(1, VERIFIED)],
+        own_tests=NO_TESTS,
+        from_fork=True,
+    )
+    assert plain.label_allowed and plain.harness_changes == ()

@@ -12,6 +12,7 @@ import os
 import re
 import resource
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -152,8 +153,9 @@ def run_units(
     title: str,
 ) -> dict[str, dict[str, Any]]:
     """Every unit's result by key: stored ones reused, the others computed by ``work`` on
-    ``workers`` threads. A unit that raises a Reprobot or Docker error gets ``{"error": ...}``
-    (stored, and retried on the next run); other exceptions are bugs and propagate."""
+    ``workers`` threads, each saved as soon as it ends. A unit that raises gets
+    ``{"error": ...}`` with the cause (stored, and retried on the next run), and the run goes
+    on: one unit's failure, a bug included, never loses the others' results."""
     results: dict[str, dict[str, Any]] = {}
     todo = []
     for unit in units:
@@ -204,6 +206,13 @@ def _guarded(work: Callable[[Unit], dict[str, Any]], unit: Unit) -> dict[str, An
     except (ReprobotError, docker.errors.DockerException, OSError) as exc:
         log.warning("unit failed", error=str(exc))
         result = {"key": unit.key, "error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:
+        log.error("unit failed with a bug", error=str(exc), exc_info=True)
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        result = {
+            "key": unit.key,
+            "error": f"bug: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
+        }
     else:
         result = {**result, "unit_s": round(time.monotonic() - started, 1)}
     finally:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,6 +21,7 @@ from reprobot.validation.results.verdict import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.snapshot import RepoSnapshot
 
@@ -41,6 +42,9 @@ class Verdict:
     head_sha: str | None
     fix: Patch
     reasons: tuple[str, ...] = ()
+    # Files the fix changes that run code, or set options, inside the test process before the
+    # tests run (conftest.py, pytest's configuration, plugins, sitecustomize, .pth files).
+    harness_changes: tuple[str, ...] = ()
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -58,6 +62,7 @@ class Verdict:
             "coverage": self.change_coverage.to_json(),
             "counts": self.counts(),
             "reasons": list(self.reasons),
+            "harness_changes": list(self.harness_changes),
             "base": self.base_sha,
             "head": self.head_sha,
             "before": _run_json(self.before),
@@ -92,6 +97,7 @@ def grade(
     base_sha: str,
     head_sha: str | None,
     test_ids: Sequence[str] | None = None,
+    harness: Sequence[str] = (),
 ) -> Verdict:
     """Turn the two runs into a verdict (pure: no Docker, no git)."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
@@ -122,6 +128,7 @@ def grade(
         head_sha=head_sha,
         fix=fix,
         reasons=tuple(reasons),
+        harness_changes=tuple(harness),
     )
 
 
@@ -153,8 +160,17 @@ def verify(
     old_sources = {p: base.read_file(p) for p in old_paths}
     if head is not None:
         new_sources = {p: head.read_file(p) for p in changes}
+        new_file: Callable[[str], bytes | None] = head.read_file
     else:
         new_sources = _patched_or_empty(base, fix, list(changes))
+        fixed = fix
+
+        def new_file(path: str) -> bytes | None:
+            return _patched_or_empty(base, fixed, [path]).get(path)
+
+    harness = harness_changes(
+        fix.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
+    )
     return grade(
         before,
         after,
@@ -164,7 +180,12 @@ def verify(
         base.sha,
         head.sha if head else None,
         test_ids,
+        harness,
     )
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def _patched_or_empty(base: RepoSnapshot, fix: Patch, paths: list[str]) -> dict[str, bytes | None]:

@@ -4,6 +4,7 @@ crashed host left."""
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 import uuid
 
@@ -21,7 +22,7 @@ from reprobot.validation.sandbox.container import (
     run_container,
 )
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import SANDBOX_USER
+from reprobot.validation.sandbox.run import SANDBOX_USER, run_tests
 from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack
 
 # 8. labels and the reaper ---------------------------------------------------------------------
@@ -85,7 +86,9 @@ def test_reaper_removes_what_a_crashed_host_left(
         blank = leftover("")
         live = leftover(str(now + 600))
         assert docker_client.containers.get(live).status == "running"
-        removed = reap(docker_client)
+        # Only this test's own containers: other runs may share the engine.
+        ours = {LABEL_PURPOSE: f"hardening-{tag}"}
+        removed = reap(docker_client, only=ours)
         assert live not in removed
         # (A run elsewhere on this engine may have reaped some of them first: run_tests reaps.)
         for cid in (expired, garbled, blank):
@@ -93,7 +96,7 @@ def test_reaper_removes_what_a_crashed_host_left(
         # A run still within its deadline is left alone ...
         assert docker_client.containers.get(live).status == "running"
         # ... until its deadline has passed.
-        assert live in reap(docker_client, now=now + 601)
+        assert reap(docker_client, now=now + 601, only=ours) == [live]
         assert not _exists(docker_client, live)
     finally:
         for cid in created:
@@ -115,3 +118,39 @@ def test_normal_run_leaves_no_container(
     assert result.run.limits_hit == frozenset()
     # attack() checked that this run's container carried the labels and is gone.
     assert not _exists(docker_client, result.container_id)
+
+
+def test_a_sandbox_removed_by_someone_else_is_reported_as_such(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+) -> None:
+    snapshot = tiny_snapshot(
+        {"tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(60)\n"}
+    )
+    run_id = "tests/test_slow.py::test_slow"
+    started = time.time()
+    victims: list[str] = []
+
+    def remove_it() -> None:
+        # The first test run of this image that started after this test did.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not victims:
+            for item in docker_client.api.containers(
+                filters={"label": f"{LABEL_PURPOSE}=test-run", "ancestor": tiny_env.tag}
+            ):
+                if item["Created"] >= int(started) - 1:
+                    time.sleep(2)  # let pytest get going
+                    docker_client.api.remove_container(item["Id"], force=True)
+                    victims.append(item["Id"])
+                    return
+            time.sleep(0.1)
+
+    remover = threading.Thread(target=remove_it)
+    remover.start()
+    run = run_tests(
+        docker_client, tiny_env, snapshot, selection=[run_id], limits=RunLimits(timeout_s=120)
+    )
+    remover.join()
+    assert victims
+    assert run.error == "the sandbox container was removed by another process before the run ended"
+    assert run.limits_hit == frozenset()
+    assert run.outcomes == {run_id: Outcome.MISSING}

@@ -83,10 +83,12 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     )
     try:
         report = _report(ctx, session, job, pull, stored, guard)
-    except (ReprobotError, JobAbandoned) as exc:
-        # Never leave the check spinning: say why it stopped (a retry makes a new one).
+    except Exception as exc:
+        # Never leave the check spinning, whatever stopped the job: say why (a retry makes a new
+        # one); the worker then handles the error as usual.
         title = "Superseded" if isinstance(exc, JobAbandoned) else "Could not run the tests"
-        session.api.complete_check_run(check_id, "neutral", title, inline_code(str(exc)[:500]), "")
+        why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
+        session.api.complete_check_run(check_id, "neutral", title, inline_code(why[:500]), "")
         raise
     log.info("verify.finished", conclusion=report.conclusion)
     known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
@@ -96,7 +98,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         check_id, report.conclusion, report.title, report.summary, report.text
     )
     name = config.labels.verified
-    if report.conclusion == "success":
+    if report.conclusion == "success" and report.label_allowed:
         apply_label(session.api, ctx.records, pull.number, name, pull.labels, "verified")
     else:
         withdraw_label(session.api, ctx.records, pull.number, name, pull.labels)
@@ -136,6 +138,7 @@ def _report(
         issues=verdicts,
         own_tests=own,
         config_errors=session.config.errors,
+        from_fork=pull.from_fork(job.repo),
     )
 
 

@@ -55,6 +55,10 @@ class PullReport:
     title: str
     summary: str
     text: str
+    # Files the head changes that alter how its tests run (the verdicts' union).
+    harness_changes: tuple[str, ...] = ()
+    # Whether the App may add its "verified" label on its own.
+    label_allowed: bool = True
 
 
 @dataclass
@@ -247,6 +251,12 @@ def _footer(head_sha: str, pull_number: int, repo: str) -> str:
     )
 
 
+_LABEL_WITHHELD = (
+    "The label is not added on its own: this pull request comes from a fork and changes how "
+    "its tests run. A maintainer who has read those changes can add it."
+)
+
+
 def render_pull_report(
     *,
     repo: str,
@@ -255,6 +265,7 @@ def render_pull_report(
     issues: Sequence[IssueVerdict],
     own_tests: OwnTests,
     config_errors: Sequence[str] = (),
+    from_fork: bool = False,
 ) -> PullReport:
     """The pull request comment (marker first, one section per linked issue, the pull request's
     own tests, the head; at most ``COMMENT_LIMIT`` characters, the longest sections shortened
@@ -264,7 +275,14 @@ def render_pull_report(
     conclusion = _conclusion(issues)
     title = _title(issues, conclusion)
     note = config_errors_note(config_errors)
+    harness = tuple(
+        sorted({f for i in issues if i.verdict is not None for f in i.verdict.harness_changes})
+    )
+    # A fork's head that changes how its tests run never earns the label unseen.
+    label_allowed = not (from_fork and harness)
     closing = [_Section([_footer(head_sha, pull_number, repo)])]
+    if conclusion == "success" and not label_allowed:
+        closing.insert(0, _Section([_LABEL_WITHHELD]))
     if note:
         closing.append(_Section([note]))
     comment = _fit(
@@ -302,4 +320,6 @@ def render_pull_report(
         title=title,
         summary=_summary(issues, own_tests, head_sha, config_errors),
         text=text,
+        harness_changes=harness,
+        label_allowed=label_allowed,
     )

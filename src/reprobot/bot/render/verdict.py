@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
 from reprobot.validation.results.verdict import Transition
 from reprobot.validation.verify import Verdict
@@ -65,11 +67,24 @@ def _test_list(items: list[Transition]) -> str:
     return "\n".join(shown)
 
 
+def harness_warning(files: Sequence[str]) -> str:
+    """The words for a fix that changes how its tests run."""
+    named = ", ".join(inline_code(f) for f in files[:_MAX_LISTED])
+    more = f" and {len(files) - _MAX_LISTED} more" if len(files) > _MAX_LISTED else ""
+    return (
+        f"⚠️ **This pull request changes how its tests run:** {named}{more}. Code there runs "
+        "inside the test process before the tests do and can change what they report; read "
+        "these changes before trusting this result."
+    )
+
+
 def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
     """The comment body for ``verdict``; always under GitHub's comment size limit."""
     parts = [_headline(verdict), ""]
     if verdict.reasons:
         parts += [f"- {inline_code(r)}" for r in verdict.reasons] + [""]
+    if verdict.harness_changes:
+        parts += [harness_warning(verdict.harness_changes), ""]
     counts = verdict.counts()
     if counts:
         parts += ["| tests | count |", "|---|---:|"]

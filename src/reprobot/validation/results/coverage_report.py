@@ -43,7 +43,8 @@ def _lines(values: Any, what: str) -> frozenset[int]:
         raise CoverageDataError(f"{what} is not a list")
     lines = set()
     for value in values:
-        if type(value) is not int or not 0 < value <= MAX_LINE:
+        # coverage.py counts an empty module as having run line 0.
+        if type(value) is not int or not 0 <= value <= MAX_LINE:
             raise CoverageDataError(f"{what} holds {value!r}, which is not a line number")
         lines.add(value)
     return frozenset(lines)
@@ -84,7 +85,7 @@ def parse_contexts_json(data: bytes, root: str) -> dict[str, dict[int, frozenset
     for path, lines in _mapping(document.get("files", {}), "contexts.json's files").items():
         per_line: dict[int, frozenset[str]] = {}
         for line, ids in _mapping(lines, f"contexts of {path[:200]!r}").items():
-            if not line.isdigit() or not 0 < int(line) <= MAX_LINE or not isinstance(ids, list):
+            if not line.isdigit() or not 0 <= int(line) <= MAX_LINE or not isinstance(ids, list):
                 raise CoverageDataError(f"contexts of {path[:200]!r} hold a bad line {line!r}")
             per_line[int(line)] = frozenset(
                 labels[i] for i in ids if type(i) is int and 0 <= i < len(labels)

@@ -79,17 +79,18 @@ class SandboxResult:
     problem: str | None = None
 
 
-def read_result(stdout: bytes) -> SandboxResult:
-    """The runner's tar from ``stdout``; empty when nothing came back."""
+def read_result(stdout: bytes, limits: Mapping[str, int] = LIMITS) -> SandboxResult:
+    """The runner's tar from ``stdout``; empty when nothing came back. ``limits`` names the
+    files the runner may send, each with the most of it the host reads."""
     if not stdout:
         return SandboxResult()
     files: dict[str, bytes] = {}
     try:
         with tarfile.open(fileobj=io.BytesIO(stdout), mode="r:") as tar:
             for member in tar:
-                if member.name not in LIMITS or member.name in files:
+                if member.name not in limits or member.name in files:
                     return SandboxResult(problem=f"the result holds an unexpected {member.name!r}")
-                if not member.isfile() or member.size > LIMITS[member.name]:
+                if not member.isfile() or member.size > limits[member.name]:
                     return SandboxResult(problem=f"the result's {member.name} is too large")
                 handle = tar.extractfile(member)
                 files[member.name] = handle.read() if handle is not None else b""

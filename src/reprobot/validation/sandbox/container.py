@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -253,9 +253,8 @@ def run_container(
             sock.close()
         if writer.error is not None:
             raise SandboxError(f"feeding the container failed: {writer.error}") from writer.error
-        try:
-            state = api.inspect_container(cid).get("State", {})
-        except docker.errors.NotFound:
+        state = _final_state(api, cid, exit_code, killed.is_set())
+        if state is None:
             return ContainerResult(
                 exit_code=None,
                 stdout=bytes(reader.stdout),
@@ -281,6 +280,24 @@ def run_container(
             api.remove_container(cid, force=True, v=True)
 
 
+def _final_state(
+    api: Any, cid: str, exit_code: int | None, we_killed: bool
+) -> dict[str, Any] | None:
+    """The stopped container's state, or None when someone else removed it. A removal kills
+    first (exit 137) and removes a moment later: such an exit is watched for a little while."""
+    deadline = time.monotonic() + (2.0 if exit_code == 137 and not we_killed else 0.0)
+    while True:
+        try:
+            state: dict[str, Any] = api.inspect_container(cid).get("State", {})
+        except docker.errors.NotFound:
+            return None
+        if state.get("Status") in ("removing", "dead"):
+            return None
+        if state.get("OOMKilled") or time.monotonic() >= deadline:
+            return state
+        time.sleep(0.1)
+
+
 def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None:
     """Remove a container; when another process is already removing it, wait until it is gone."""
     try:
@@ -300,11 +317,17 @@ def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None
         time.sleep(0.2)
 
 
-def reap(client: docker.DockerClient, now: float | None = None) -> list[str]:
-    """Remove every Reprobot container whose deadline has passed; return their ids."""
+def reap(
+    client: docker.DockerClient,
+    now: float | None = None,
+    only: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Remove every Reprobot container whose deadline has passed; return their ids. ``only``
+    narrows that to containers that also carry these labels (a test reaps only its own)."""
     now = time.time() if now is None else now
     removed = []
-    for container in client.api.containers(all=True, filters={"label": LABEL}):
+    labels = [LABEL, *(f"{key}={value}" for key, value in (only or {}).items())]
+    for container in client.api.containers(all=True, filters={"label": labels}):
         deadline = container.get("Labels", {}).get(LABEL_DEADLINE, "0")
         try:
             expired = float(deadline) < now
