@@ -192,3 +192,36 @@ def test_bad_app_settings_are_config_errors(
     with pytest.raises(AppConfigError, match=message):
         GitHubApp.from_settings(settings_for(server, tmp_path, key_path, **extra))
     assert server.calls == []
+
+
+def test_a_rejected_cached_token_is_dropped_and_renewed_once(
+    server: GitHubServer, app: GitHubApp
+) -> None:
+    auth = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+    api = RepoAPI(app.client_for(auth), REPO, APP_ID)
+    assert api.issue(1).number == 1
+    first = auth.token
+    # GitHub stops accepting every token issued so far (revoked, as on a permissions change).
+    server.expire_tokens()
+    assert api.issue(1).number == 1
+    assert auth.token.token != first.token
+    assert [t["token"] for t in server.tokens] == [first.token, auth.token.token]
+    # The cache holds the new token: the next job of this repository gets it, not the old one.
+    assert app.token(INSTALLATION, REPO, VERIFY_PERMISSIONS).token == auth.token.token
+    # A second job that still held the old token renews to the same new one, minting nothing.
+    stale = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+    assert stale.renew(first).token == auth.token.token
+    assert len(server.tokens) == 2
+
+
+def test_a_token_rejected_again_after_renewal_is_an_error(
+    server: GitHubServer, app: GitHubApp
+) -> None:
+    auth = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+    api = RepoAPI(app.client_for(auth), REPO, APP_ID)
+    server.fail_next("GET", r"/issues/1$", 401, times=2)
+    with pytest.raises(GitHubError) as failed:
+        api.issue(1)
+    assert failed.value.status == 401
+    # Renewed once, not in a loop.
+    assert len(server.tokens) == 2

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import httpx
+import structlog
 from githubkit import AppAuthStrategy, GitHub, TokenAuthStrategy
+from githubkit.auth.base import BaseAuthStrategy
 from githubkit.exception import GitHubException, RequestFailed
 
 from reprobot.bot.errors import AppConfigError, GitHubError
@@ -32,6 +34,8 @@ VERIFY_PERMISSIONS: Mapping[str, str] = {
 }
 # A cached token is handed out only while it has this long left: a job (and the git fetch it
 # starts) must not find its token expiring half-way.
+log = structlog.get_logger(__name__)
+
 TOKEN_MARGIN = timedelta(minutes=5)
 
 
@@ -189,3 +193,69 @@ class GitHubApp:
     def client(self, token: InstallationToken) -> GitHub[Any]:
         """A client acting as the installation, with ``token``'s narrowed rights."""
         return self._github(TokenAuthStrategy(token.token))
+
+    def forget(self, token: InstallationToken) -> None:
+        """Drop ``token`` from the cache (GitHub rejected it: revoked, or expired early)."""
+        with self._lock:
+            for key in [k for k, v in self._tokens.items() if v.token == token.token]:
+                del self._tokens[key]
+
+    def installation(
+        self, installation_id: int, repo: str, permissions: Mapping[str, str]
+    ) -> InstallationAuth:
+        """The installation's narrowed rights on ``repo``, renewed once when GitHub rejects
+        the cached token; ``client_for`` makes a client that uses them."""
+        return InstallationAuth(self, installation_id, repo, dict(permissions))
+
+    def client_for(self, auth: InstallationAuth) -> GitHub[Any]:
+        """A client acting as the installation through ``auth``."""
+        return self._github(auth)
+
+
+class InstallationAuth(BaseAuthStrategy):
+    """An installation token for one job, and the way to a new one.
+
+    A cached token can stop working before its expiry (an installation's tokens are revoked
+    when its permissions change, or by hand): GitHub answers 401. Then the token is dropped
+    from the App's cache and the request is sent once more with a newly minted one; a second
+    401 is an answer like any other.
+    """
+
+    def __init__(
+        self, app: GitHubApp, installation_id: int, repo: str, permissions: dict[str, str]
+    ) -> None:
+        self.app, self.installation_id, self.repo = app, installation_id, repo
+        self.permissions = permissions
+        self._lock = threading.Lock()
+        self.token = app.token(installation_id, repo, permissions)
+
+    def renew(self, rejected: InstallationToken) -> InstallationToken:
+        """A token other than ``rejected``: the one another request already renewed to, or a
+        new one."""
+        with self._lock:
+            if self.token.token == rejected.token:
+                self.app.forget(rejected)
+                self.token = self.app.token(self.installation_id, self.repo, self.permissions)
+            return self.token
+
+    def get_auth_flow(self, github: Any) -> httpx.Auth:
+        return _RenewingTokenAuth(self)
+
+
+class _RenewingTokenAuth(httpx.Auth):
+    # The body is read up front, so that the request can be sent a second time.
+    requires_request_body = True
+
+    def __init__(self, source: InstallationAuth) -> None:
+        self.source = source
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        token = self.source.token
+        request.headers["Authorization"] = f"token {token.token}"
+        response = yield request
+        if response.status_code != 401:
+            return
+        log.warning("github.token_rejected", repo=self.source.repo)
+        fresh = self.source.renew(token)
+        request.headers["Authorization"] = f"token {fresh.token}"
+        yield request

@@ -14,7 +14,7 @@ from reprobot.bot.config.ci_workflows import workflow_hints
 from reprobot.bot.config.repo_file import ConfigResult, env_spec_for, parse_repo_config
 from reprobot.bot.context import AppContext
 from reprobot.bot.github import mirror as git_mirror
-from reprobot.bot.github.auth import InstallationToken
+from reprobot.bot.github.auth import InstallationAuth
 from reprobot.bot.github.repo_api import RepoAPI, RepoInfo
 from reprobot.bot.store.ledger import Job
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
@@ -35,7 +35,7 @@ class RepoSession:
     """One job's view of its repository."""
 
     api: RepoAPI
-    token: InstallationToken
+    auth: InstallationAuth
     info: RepoInfo
     default_sha: str
     config: ConfigResult
@@ -43,14 +43,14 @@ class RepoSession:
 
 def open_repo(ctx: AppContext, job: Job, permissions: Mapping[str, str]) -> RepoSession:
     """Token, repository, default branch head and ``.github/reprobot.yml`` for ``job``."""
-    token = ctx.github.token(job.installation_id, job.repo, permissions)
-    api = RepoAPI(ctx.github.client(token), job.repo, ctx.github.app_id, ctx.github.bot_login())
+    auth = ctx.github.installation(job.installation_id, job.repo, permissions)
+    api = RepoAPI(ctx.github.client_for(auth), job.repo, ctx.github.app_id, ctx.github.bot_login())
     info = api.repository()
     default_sha = api.branch_sha(info.default_branch)
     config = parse_repo_config(api.file_text(CONFIG_PATH, default_sha))
     if config.errors:
         log.warning("config.invalid", errors=list(config.errors))
-    return RepoSession(api, token, info, default_sha, config)
+    return RepoSession(api, auth, info, default_sha, config)
 
 
 def trigger(job: Job) -> str:
@@ -88,7 +88,7 @@ def fetch(ctx: AppContext, session: RepoSession, refs: Sequence[str]) -> Path:
         ctx.settings.cache_dir,
         session.info.full_name,
         session.info.clone_url,
-        session.token.token,
+        session.auth.token.token,
         refs,
     )
 
