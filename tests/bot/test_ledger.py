@@ -462,3 +462,27 @@ def test_two_processes_migrate_and_claim_each_job_once(tmp_path: Path) -> None:
     assert len(all_ids) == PROCESS_JOBS
     assert sorted(claimed["p1"] + claimed["p2"]) == sorted(all_ids)
     assert all((job.state, job.attempts) == ("done", 1) for job in jobs)
+
+
+def test_a_failed_job_runs_again_for_a_new_delivery_of_its_event(ledger: Ledger) -> None:
+    (job_id,) = record(ledger, "d1", reproduce(1)).job_ids
+    assert ledger.claim(job_id, "w1", 60) is not None
+    assert ledger.finish(job_id, "w1", "failed", error="GitHub answered 502")
+    # Not a request to rerun, but the job failed: a new delivery brings it back.
+    assert record(ledger, "d2", reproduce(1)) == DeliveryOutcome(True, (job_id,), (job_id,))
+    job = the_job(ledger, job_id)
+    assert (job.state, job.attempts, job.error, job.delivery_id) == ("queued", 0, None, "d2")
+
+
+def test_a_redelivery_with_the_same_id_revives_only_failed_jobs(ledger: Ledger) -> None:
+    (failed_id,) = record(ledger, "d1", reproduce(1)).job_ids
+    (done_id,) = record(ledger, "d2", reproduce(2)).job_ids
+    for job_id, state in ((failed_id, "failed"), (done_id, "done")):
+        assert ledger.claim(job_id, "w1", 60) is not None
+        assert ledger.finish(job_id, "w1", state)  # type: ignore[arg-type]
+    assert record(ledger, "d1", reproduce(1)) == DeliveryOutcome(False, (failed_id,), (failed_id,))
+    assert record(ledger, "d2", reproduce(2)) == DeliveryOutcome(False, (done_id,), ())
+    assert the_job(ledger, failed_id).state == "queued"
+    assert the_job(ledger, done_id).state == "done"
+    # Revived once: a second redelivery while it is queued changes nothing.
+    assert record(ledger, "d1", reproduce(1)) == DeliveryOutcome(False, (failed_id,), ())

@@ -231,6 +231,9 @@ class _Fault:
     body: JSON | None
     remaining: int
     delay_s: float
+    # The request is carried out first and only its answer is replaced (GitHub did the work,
+    # then failed to say so).
+    after: bool = False
 
 
 @dataclass

@@ -279,12 +279,14 @@ class Scenario(GitHttp):
         body: JSON | None = None,
         times: int = 1,
         delay_s: float = 0.0,
+        after: bool = False,
     ) -> None:
         """Answer the next ``times`` requests whose method is ``method`` (``*``: any) and whose
         path as sent (e.g. ``/api/v3/repos/o/r/issues/1/comments``, no query) has a match for
         ``path_regex`` with ``status``, ``headers`` and ``body`` (by default GitHub's message
         for the status) instead, after ``delay_s`` seconds. Faults come before authentication,
-        and answers carry the usual headers, which ``headers`` override."""
+        and answers carry the usual headers, which ``headers`` override. With ``after`` the
+        request is carried out first and only its answer is replaced."""
         with self._lock:
             self._faults.append(
                 records._Fault(
@@ -295,6 +297,7 @@ class Scenario(GitHttp):
                     body,
                     times,
                     delay_s,
+                    after,
                 )
             )
 

@@ -160,11 +160,16 @@ class GitHubServer(Scenario):
     def _dispatch(self, req: _Request) -> _Answer:
         fault = self._take_fault(req)
         if fault is not None:
+            if fault.after:
+                self._carry_out(req)
             body = fault.body or {
                 "message": HTTPStatus(fault.status).phrase,
                 "documentation_url": DOCS,
             }
             return _Answer(fault.status, body, dict(fault.headers), delay_s=fault.delay_s)
+        return self._carry_out(req)
+
+    def _carry_out(self, req: _Request) -> _Answer:
         try:
             if req.path.startswith("/git/"):
                 return self._git_http(req)

@@ -46,7 +46,9 @@ class RetryPolicy:
       backoff (1, 2, 4 ... seconds, times ``backoff_s``). An answer that says it is one (429,
       or 403 with GitHub's secondary rate limit message) but carries neither ``retry-after``
       nor ``x-ratelimit-remaining: 0`` waits at least a minute, as GitHub asks.
-    - 5xx answers and timeouts of reads: exponential backoff.
+    - 5xx answers and timeouts of reads: exponential backoff; not for requests that create
+      something (a comment, a check run), which GitHub may have done before failing to answer:
+      their callers look first, then ask again.
     """
 
     def __init__(self, max_retries: int = 5, max_wait_s: float = 900.0, backoff_s: float = 1.0):
@@ -91,7 +93,11 @@ class RetryPolicy:
                 attempt=retry_count + 1,
             )
             return RetryOption(True, wait)
-        if isinstance(exc, RequestFailed) and exc.response.status_code >= 500:
+        if (
+            isinstance(exc, RequestFailed)
+            and exc.response.status_code >= 500
+            and not creates(exc.response.raw_request)
+        ):
             wait = self._backoff(retry_count)
             log.info(
                 "github.server_error",
@@ -102,6 +108,13 @@ class RetryPolicy:
         if isinstance(exc, RequestTimeout) and exc.request.method not in MUTATING:
             return RetryOption(True, max(self._backoff(retry_count), _MIN_DELAY))
         return RetryOption(False)
+
+
+def creates(request: httpx.Request) -> bool:
+    """Whether ``request`` creates a comment or a check run: sent twice, it makes two."""
+    return request.method == "POST" and request.url.path.rstrip("/").endswith(
+        ("/comments", "/check-runs")
+    )
 
 
 def _bare_secondary_limit(exc: RequestFailed) -> bool:

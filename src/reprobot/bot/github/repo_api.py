@@ -8,6 +8,7 @@ adds or drops elsewhere in an object never breaks a job.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -75,13 +76,26 @@ class RepoAPI:
     """One repository as seen through an installation token."""
 
     def __init__(
-        self, gh: GitHub[Any], repo: str, app_id: int, bot_login: str | None = None
+        self,
+        gh: GitHub[Any],
+        repo: str,
+        app_id: int,
+        bot_login: str | None = None,
+        *,
+        retries: int = 2,
+        retry_wait_s: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.gh = gh
         self.repo = repo
         self.owner, _, self.name = repo.partition("/")
         self.app_id = app_id
         self.bot_login = bot_login
+        # How often a read of an object the event named is tried again after a 404 (GitHub's
+        # replicas can lag behind its webhooks), and a comment after an unclear failure.
+        self.retries = retries
+        self.retry_wait_s = retry_wait_s
+        self._sleep = sleep
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         try:
@@ -98,6 +112,18 @@ class RepoAPI:
     def _json(self, what: str, fn: Callable[[], Any]) -> Any:
         return self._call(what, lambda: fn().json())
 
+    def _read(self, what: str, fn: Callable[[], Any]) -> Any:
+        """A read of something that exists (the event named it): a 404 is tried again."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self._json(what, fn)
+            except GitHubError as exc:
+                if exc.status != 404 or attempt == self.retries:
+                    raise
+                log.info("github.not_found_yet", what=what, attempt=attempt + 1)
+                self._sleep(self.retry_wait_s * 2**attempt)
+        raise AssertionError("unreachable")
+
     def _missing_ok(self, what: str, fn: Callable[[], Any]) -> Any | None:
         try:
             return self._json(what, fn)
@@ -109,7 +135,7 @@ class RepoAPI:
     # --- reads ---------------------------------------------------------------------------
 
     def repository(self) -> RepoInfo:
-        data = self._json(
+        data = self._read(
             "reading the repository", lambda: self.gh.rest.repos.get(self.owner, self.name)
         )
         return RepoInfo(
@@ -120,7 +146,7 @@ class RepoAPI:
         )
 
     def branch_sha(self, branch: str) -> str:
-        data = self._json(
+        data = self._read(
             f"reading branch {branch}",
             lambda: self.gh.rest.repos.get_branch(self.owner, self.name, branch),
         )
@@ -138,7 +164,7 @@ class RepoAPI:
         return raw.decode("utf-8", "replace")
 
     def issue(self, number: int) -> IssueInfo:
-        data = self._json(
+        data = self._read(
             f"reading issue #{number}",
             lambda: self.gh.rest.issues.get(self.owner, self.name, number),
         )
@@ -154,7 +180,7 @@ class RepoAPI:
         )
 
     def pull(self, number: int) -> PullInfo:
-        data = self._json(
+        data = self._read(
             f"reading pull request #{number}",
             lambda: self.gh.rest.pulls.get(self.owner, self.name, number),
         )
@@ -243,16 +269,34 @@ class RepoAPI:
             )
             if current is not None and self._is_ours(current):
                 return self._edit_comment(known_id, body)
+        for attempt in range(self.retries + 1):
+            found = self._find_comment(number, marker)
+            if found is not None:
+                return self._edit_comment(found, body)
+            try:
+                data = self._json(
+                    f"commenting on #{number}",
+                    lambda: self.gh.rest.issues.create_comment(
+                        self.owner, self.name, number, data={"body": body}
+                    ),
+                )
+                return int(data["id"])
+            except GitHubError as exc:
+                # A 5xx or a lost answer: GitHub may have made the comment anyway; the next
+                # round looks for it before posting again.
+                unclear = exc.status is None or exc.status >= 500
+                if not unclear or attempt == self.retries:
+                    raise
+                log.info("github.comment_unclear", status=exc.status, attempt=attempt + 1)
+                self._sleep(self.retry_wait_s * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _find_comment(self, number: int, marker: str) -> int | None:
+        """The App's comment carrying ``marker`` on ``number``, if there is one."""
         for comment in self._comments(number):
             if self._is_ours(comment) and marker in str(comment.get("body") or ""):
-                return self._edit_comment(int(comment["id"]), body)
-        data = self._json(
-            f"commenting on #{number}",
-            lambda: self.gh.rest.issues.create_comment(
-                self.owner, self.name, number, data={"body": body}
-            ),
-        )
-        return int(data["id"])
+                return int(comment["id"])
+        return None
 
     def _edit_comment(self, comment_id: int, body: str) -> int:
         self._json(

@@ -152,11 +152,12 @@ class Ledger:
     ) -> DeliveryOutcome:
         """Record a delivery and the jobs it asks for, in one transaction.
 
-        A delivery id seen before returns ``new=False`` with the jobs stored for it and nothing
-        to enqueue. Otherwise each request lands on the job with its key: a missing job is
-        created queued; a queued or running one is left alone (a duplicate event); a finished
-        one is reset to queued only when ``request.rerun``. A verification job created or reset
-        here supersedes every other queued or running verification of the same PR.
+        A delivery id seen before returns ``new=False`` with the jobs stored for it; of those,
+        only jobs that ended failed are queued again (GitHub's "Redeliver"). Otherwise each
+        request lands on the job with its key: a missing job is created queued; a queued or
+        running one is left alone (a duplicate event); a failed one is queued again; another
+        finished one is reset to queued only when ``request.rerun``. A verification job created
+        or reset here supersedes every other queued or running verification of the same PR.
         ``to_enqueue`` lists exactly the jobs this call made runnable.
         """
         now = self._now()
@@ -178,7 +179,10 @@ class Ledger:
                 stored = conn.execute(
                     select(DeliveryRow.job_ids).where(DeliveryRow.delivery_id == delivery_id)
                 ).scalar_one()
-                return DeliveryOutcome(new=False, job_ids=tuple(stored or ()), to_enqueue=())
+                known = [int(i) for i in stored or ()]
+                # GitHub's "Redeliver" of a delivery whose job failed: run that job again.
+                revived = [i for i in known if self._revive_failed(conn, i, now)]
+                return DeliveryOutcome(new=False, job_ids=tuple(known), to_enqueue=tuple(revived))
 
             job_ids: list[int] = []
             to_enqueue: list[int] = []
@@ -243,7 +247,9 @@ class Ledger:
         ).one()
         if created:
             return job_id, True
-        if state in LIVE_STATES or not request.rerun:
+        # A failed job runs again for any new delivery of its event; a finished one only when
+        # asked to (a command, "Re-run").
+        if state in LIVE_STATES or not (request.rerun or state == "failed"):
             return job_id, False
         # Conditional on the state still being finished: of two concurrent reruns only one
         # resets (and enqueues) the job.
@@ -266,6 +272,24 @@ class Ledger:
             )
         )
         return job_id, reset.rowcount == 1
+
+    @staticmethod
+    def _revive_failed(conn: Connection, job_id: int, now: datetime) -> bool:
+        """Queue a failed job again, attempts reset; False when it was not failed."""
+        revived = conn.execute(
+            update(JobRow)
+            .where(JobRow.id == job_id, JobRow.state == "failed")
+            .values(
+                state="queued",
+                attempts=0,
+                error=None,
+                worker=None,
+                lease_until=None,
+                updated_at=now,
+                enqueued_at=None,
+            )
+        )
+        return revived.rowcount == 1
 
     @staticmethod
     def _supersede_others(
