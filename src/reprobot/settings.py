@@ -84,8 +84,16 @@ class Settings(BaseSettings):
     # A job's lease (renewed while it runs), how often the reaper looks for expired leases and
     # lost enqueues, and how many attempts a job gets before it is marked failed.
     job_lease_s: float = 120.0
+    # A running job's worker renews its lease this often (its heartbeat); a job whose worker
+    # has missed three heartbeats is taken over without waiting for the whole lease.
+    job_heartbeat_s: float = 10.0
     reaper_interval_s: float = 30.0
     job_max_attempts: int = 3
+    # A job whose attempts all failed on passing trouble (GitHub's 5xx and rate limits, the
+    # network, the Docker engine) comes back after this back-off, doubled each time, at most
+    # ``job_max_revivals`` times.
+    job_revive_after_s: float = 900.0
+    job_max_revivals: int = 3
     # A queued job whose message has not been picked up for this long is enqueued again (its
     # message was lost); a duplicate message is harmless, the ledger lets one worker claim it.
     job_requeue_after_s: float = 1800.0

@@ -146,7 +146,9 @@ def test_a_fork_pull_request_is_verified_through_refs_pull(app: AppHarness) -> N
     assert "This pull request changes no test file." in body
 
 
-def test_a_pull_request_without_reproduced_issues_gets_nothing(app: AppHarness) -> None:
+def test_a_pull_request_without_reproduced_issues_gets_a_neutral_check_only(
+    app: AppHarness,
+) -> None:
     head = app.push({"NOTES.md": "notes\n"}, "Notes", "notes")
     assert (
         app.deliver("pull_request", app.open_pull(5, head, "Fixes #98, see #1")).status_code == 202
@@ -154,7 +156,10 @@ def test_a_pull_request_without_reproduced_issues_gets_nothing(app: AppHarness) 
     jobs = app.wait("the job", lambda: app.finished(5), timeout=120)
     assert [j.state for j in jobs] == ["done"]
     assert app.github.comments(REPO, 5) == []
-    assert _check_runs(app, head) == []
+    (run,) = _check_runs(app, head)
+    assert (run["status"], run["conclusion"]) == ("completed", "neutral")
+    output = run["output"]
+    assert isinstance(output, dict) and output["title"] == "No reproducing test for #98"
 
 
 def test_a_rate_limited_comment_waits_for_retry_after_then_succeeds(app: AppHarness) -> None:

@@ -486,3 +486,43 @@ def test_a_redelivery_with_the_same_id_revives_only_failed_jobs(ledger: Ledger) 
     assert the_job(ledger, done_id).state == "done"
     # Revived once: a second redelivery while it is queued changes nothing.
     assert record(ledger, "d1", reproduce(1)) == DeliveryOutcome(False, (failed_id,), ())
+
+
+def test_a_silent_worker_loses_its_job_before_its_lease_ends(engine: Engine, clock: Clock) -> None:
+    ledger = Ledger(engine, clock=clock, heartbeat_grace_s=30)
+    (job_id,) = record(ledger, "d1", reproduce(1)).job_ids
+    assert ledger.claim(job_id, "w1", lease_s=120) is not None
+    # Heartbeats keep it: renewed every 10 s, the job stays w1's past the grace.
+    for _ in range(5):
+        clock.advance(10)
+        assert ledger.renew(job_id, "w1", 120)
+        assert ledger.claim(job_id, "w2", 120) is None
+    # w1 crashed: after 31 s of silence, well within its lease, another worker takes it.
+    clock.advance(31)
+    assert ledger.reap(max_attempts=3, stale_enqueue_s=3600).requeued == (job_id,)
+    job = ledger.claim(job_id, "w2", 120)
+    assert job is not None and job.worker == "w2" and job.attempts == 2
+    # The old worker can no longer write.
+    assert not ledger.renew(job_id, "w1", 120)
+
+
+def test_a_job_that_failed_on_passing_trouble_comes_back_after_its_back_off(
+    ledger: Ledger, clock: Clock
+) -> None:
+    (job_id,) = record(ledger, "d1", reproduce(1)).job_ids
+    assert ledger.claim(job_id, "w1", 60) is not None
+    assert ledger.finish(job_id, "w1", "failed", error="GitHub answered 502", retry_after_s=900)
+    job = the_job(ledger, job_id)
+    assert (job.state, job.retry_at, job.revivals) == ("failed", T0 + timedelta(seconds=900), 0)
+    clock.advance(899)
+    assert ledger.reap(max_attempts=3, stale_enqueue_s=3600).requeued == ()
+    clock.advance(1)
+    assert ledger.reap(max_attempts=3, stale_enqueue_s=3600).requeued == (job_id,)
+    job = the_job(ledger, job_id)
+    assert (job.state, job.attempts, job.revivals, job.retry_at) == ("queued", 0, 1, None)
+    # A failure without a back-off (not passing trouble) stays failed.
+    assert ledger.claim(job_id, "w1", 60) is not None
+    assert ledger.finish(job_id, "w1", "failed", error="the sandbox image is broken")
+    clock.advance(100_000)
+    assert ledger.reap(max_attempts=3, stale_enqueue_s=3600).requeued == ()
+    assert the_job(ledger, job_id).state == "failed"

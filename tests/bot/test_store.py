@@ -78,8 +78,26 @@ def test_migrate_twice_is_a_no_op_and_keeps_data(engine: Engine) -> None:
     migrate(engine)
     with engine.connect() as conn:
         versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    assert versions == ["0001"]
+    assert versions == ["0002"]
     assert Records(engine).comment_id("o/r", 1, "reproduction") == 99
+
+
+def test_a_store_of_the_first_schema_is_upgraded_with_its_jobs(tmp_path: Path) -> None:
+    old = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    migrate(old, "0001")
+    now = "2026-01-02 03:04:05.000000"
+    with old.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO jobs (key, kind, repo, installation_id, number, state, attempts,"
+                " payload, created_at, updated_at) VALUES ('reproduce:o/r#1', 'reproduce',"
+                " 'o/r', 1, 1, 'failed', 3, '{}', :now, :now)"
+            ),
+            {"now": now},
+        )
+    migrate(old)
+    (job,) = Ledger(old).jobs()
+    assert (job.state, job.attempts, job.revivals, job.retry_at) == ("failed", 3, 0, None)
 
 
 def test_unreachable_sqlite_path_raises_store_error(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ def build_context(
     return AppContext(
         settings=settings,
         engine=engine,
-        ledger=Ledger(engine),
+        ledger=Ledger(engine, heartbeat_grace_s=3 * settings.job_heartbeat_s),
         records=Records(engine),
         queue=JobQueue(make_huey(settings.queue)),
         github=github,

@@ -21,6 +21,7 @@ from reprobot.bot.render.pull import (
     IssueVerdict,
     OwnTests,
     PullReport,
+    nothing_to_run,
     render_pull_report,
 )
 from reprobot.bot.store.ledger import Job
@@ -70,8 +71,12 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         return
     stored = {n: ctx.records.reproduction(job.repo, n) for n in issues}
     if not any(r is not None and r.reproduced for r in stored.values()):
-        # Quiet: a pull request whose issues have no reproducing test gets nothing from us.
+        # Nothing to run: no comment, but a neutral check that says why.
         log.info("verify.no_reproduction", issues=issues)
+        guard.check()
+        title, summary = nothing_to_run(issues)
+        check_id = session.api.create_check_run(pull.head_sha, CHECK_NAME, title, summary)
+        session.api.complete_check_run(check_id, "neutral", title, summary, "")
         return
     guard.check()
     check_id = session.api.create_check_run(

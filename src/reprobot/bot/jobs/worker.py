@@ -33,14 +33,22 @@ class Lease(threading.Thread):
     """Renews a job's lease while it runs; once renewal fails (a newer push superseded the job,
     or the lease expired and another worker took it) every ``check`` raises JobAbandoned."""
 
-    def __init__(self, ledger: Ledger, job_id: int, worker: str, lease_s: float) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        job_id: int,
+        worker: str,
+        lease_s: float,
+        heartbeat_s: float | None = None,
+    ) -> None:
         super().__init__(name=f"lease-{job_id}", daemon=True)
         self.ledger, self.job_id, self.worker, self.lease_s = ledger, job_id, worker, lease_s
+        self.every_s = min(lease_s / 3, heartbeat_s or lease_s)
         self._stop_event = threading.Event()
         self.lost = False
 
     def run(self) -> None:
-        while not self._stop_event.wait(self.lease_s / 3):
+        while not self._stop_event.wait(self.every_s):
             if not self.ledger.renew(self.job_id, self.worker, self.lease_s):
                 self.lost = True
                 return
@@ -82,7 +90,7 @@ class JobRunner:
         if job is None:
             log.debug("job.not_claimed", job_id=job_id)
             return
-        lease = Lease(ledger, job.id, worker, settings.job_lease_s)
+        lease = Lease(ledger, job.id, worker, settings.job_lease_s, settings.job_heartbeat_s)
         lease.start()
         with structlog.contextvars.bound_contextvars(
             job_id=job.id,
@@ -122,8 +130,11 @@ class JobRunner:
                 except QueueError as qexc:
                     log.error("job.enqueue_failed", error=str(qexc))
             return
-        log.error("job.failed", error=str(exc))
-        ledger.finish(job.id, worker, "failed", error=str(exc)[:2000])
+        retry_after = None
+        if _retryable(exc) and job.revivals < settings.job_max_revivals:
+            retry_after = settings.job_revive_after_s * 2**job.revivals
+        log.error("job.failed", error=str(exc), retry_after_s=retry_after)
+        ledger.finish(job.id, worker, "failed", error=str(exc)[:2000], retry_after_s=retry_after)
 
 
 class Reaper(threading.Thread):

@@ -251,6 +251,19 @@ def _footer(head_sha: str, pull_number: int, repo: str) -> str:
     )
 
 
+def nothing_to_run(issues: Sequence[int]) -> tuple[str, str]:
+    """The neutral check of a pull request whose linked issues have no reproducing test."""
+    refs = _refs(list(issues))
+    title = f"No reproducing test for {refs}"[:100]
+    summary = (
+        f"This pull request links {refs}, and Reprobot has no reproducing test for "
+        f"{'it' if len(issues) == 1 else 'them'}, so there is nothing to run. When an issue is "
+        "reproduced (or `/reprobot reproduce` is asked for in it), push again or choose "
+        '"Re-run" on this check.'
+    )
+    return title, summary
+
+
 _LABEL_WITHHELD = (
     "The label is not added on its own: this pull request comes from a fork and changes how "
     "its tests run. A maintainer who has read those changes can add it."

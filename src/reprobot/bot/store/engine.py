@@ -137,8 +137,8 @@ def ping(engine: Engine) -> None:
         raise StoreError(f"cannot reach the database {_safe_url(engine.url)}: {exc}") from exc
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest revision; a no-op when it already is.
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to the newest revision (or ``revision``); a no-op when it already is.
 
     Safe to call from several processes at start: on SQLite the whole upgrade runs in one
     ``BEGIN IMMEDIATE`` transaction, so the second caller waits and then finds the schema
@@ -149,7 +149,7 @@ def migrate(engine: Engine) -> None:
     try:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            command.upgrade(cfg, revision)
     except (SQLAlchemyError, CommandError) as exc:
         raise StoreError(f"cannot migrate the database {_safe_url(engine.url)}: {exc}") from exc
 

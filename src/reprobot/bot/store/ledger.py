@@ -78,6 +78,8 @@ class Job:
     created_at: datetime
     updated_at: datetime
     enqueued_at: datetime | None
+    revivals: int = 0
+    retry_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -117,12 +119,18 @@ def _job(row: RowMapping) -> Job:
         created_at=utc(row["created_at"]),
         updated_at=utc(row["updated_at"]),
         enqueued_at=utc_or_none(row["enqueued_at"]),
+        revivals=int(row["revivals"] or 0),
+        retry_at=utc_or_none(row["retry_at"]),
     )
 
 
-def _lease_expired(now: datetime) -> ColumnElement[bool]:
-    # A running row without a lease cannot be renewed by anyone, so it counts as expired.
-    return or_(JobRow.lease_until.is_(None), JobRow.lease_until < now)
+def _lease_expired(now: datetime, grace: timedelta | None = None) -> ColumnElement[bool]:
+    # A running row without a lease cannot be renewed by anyone, so it counts as expired; so
+    # does one whose worker stopped beating (every renewal and claim stamps updated_at).
+    expired = or_(JobRow.lease_until.is_(None), JobRow.lease_until < now)
+    if grace is None:
+        return expired
+    return or_(expired, JobRow.updated_at < now - grace)
 
 
 def _pr_lock_id(repo: str, number: int) -> int:
@@ -133,9 +141,17 @@ def _pr_lock_id(repo: str, number: int) -> int:
 class Ledger:
     """The job ledger over ``engine``; ``clock`` returns the current time (aware, any zone)."""
 
-    def __init__(self, engine: Engine, clock: Callable[[], datetime] = _system_clock) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Callable[[], datetime] = _system_clock,
+        heartbeat_grace_s: float | None = None,
+    ) -> None:
+        """``heartbeat_grace_s``: a running job not renewed for this long is taken to have lost
+        its worker even while its lease lasts (None: only an expired lease counts)."""
         self._engine = engine
         self._clock = clock
+        self._grace = None if heartbeat_grace_s is None else timedelta(seconds=heartbeat_grace_s)
 
     def _now(self) -> datetime:
         return utc(self._clock())
@@ -263,6 +279,8 @@ class Ledger:
                 worker=None,
                 lease_until=None,
                 superseded_by=None,
+                retry_at=None,
+                revivals=0,
                 delivery_id=delivery_id,
                 # A rerun carries the newest request's data (an installation can be recreated).
                 installation_id=request.installation_id,
@@ -282,6 +300,8 @@ class Ledger:
             .values(
                 state="queued",
                 attempts=0,
+                retry_at=None,
+                revivals=0,
                 error=None,
                 worker=None,
                 lease_until=None,
@@ -331,7 +351,7 @@ class Ledger:
                     JobRow.id == job_id,
                     or_(
                         JobRow.state == "queued",
-                        and_(JobRow.state == "running", _lease_expired(now)),
+                        and_(JobRow.state == "running", _lease_expired(now, self._grace)),
                     ),
                 )
                 .values(
@@ -366,14 +386,19 @@ class Ledger:
         worker: str,
         state: Literal["done", "failed"],
         error: str | None = None,
+        retry_after_s: float | None = None,
     ) -> bool:
-        """Record the outcome; False (and no change) unless still running under ``worker``."""
+        """Record the outcome; False (and no change) unless still running under ``worker``.
+        A failed job with ``retry_after_s`` comes back (``reap``) once that time has passed."""
         now = self._now()
+        retry_at = None if retry_after_s is None else now + timedelta(seconds=retry_after_s)
         with self._engine.begin() as conn:
             finished = conn.execute(
                 update(JobRow)
                 .where(*self._owned(job_id, worker))
-                .values(state=state, error=error, lease_until=None, updated_at=now)
+                .values(
+                    state=state, error=error, lease_until=None, updated_at=now, retry_at=retry_at
+                )
             )
             return finished.rowcount == 1
 
@@ -419,7 +444,7 @@ class Ledger:
         with self._engine.begin() as conn:
             expired = conn.execute(
                 select(JobRow.id, JobRow.attempts)
-                .where(JobRow.state == "running", _lease_expired(now))
+                .where(JobRow.state == "running", _lease_expired(now, self._grace))
                 .order_by(JobRow.id)
             ).all()
             for job_id, attempts in expired:
@@ -428,7 +453,7 @@ class Ledger:
                     JobRow.id == job_id,
                     JobRow.state == "running",
                     JobRow.attempts == attempts,
-                    _lease_expired(now),
+                    _lease_expired(now, self._grace),
                 )
                 if attempts >= max_attempts:
                     result = conn.execute(
@@ -467,6 +492,29 @@ class Ledger:
                 .order_by(JobRow.id)
             ).scalars()
             requeued.extend(job_id for job_id in lost if job_id not in requeued)
+            # Failed on passing trouble, and its back-off is over: a fresh round of attempts.
+            due = conn.execute(
+                select(JobRow.id)
+                .where(JobRow.state == "failed", JobRow.retry_at <= now)
+                .order_by(JobRow.id)
+            ).scalars()
+            for job_id in list(due):
+                revived = conn.execute(
+                    update(JobRow)
+                    .where(JobRow.id == job_id, JobRow.state == "failed", JobRow.retry_at <= now)
+                    .values(
+                        state="queued",
+                        attempts=0,
+                        worker=None,
+                        lease_until=None,
+                        retry_at=None,
+                        revivals=JobRow.revivals + 1,
+                        enqueued_at=None,
+                        updated_at=now,
+                    )
+                )
+                if revived.rowcount == 1 and job_id not in requeued:
+                    requeued.append(job_id)
         return ReapResult(requeued=tuple(requeued), failed=tuple(failed))
 
     # -- reads --------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -106,6 +107,9 @@ class JobRow(Base):
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     enqueued_at: Mapped[datetime | None]
+    # How often a job that failed on passing trouble was brought back, and when it next will be.
+    revivals: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    retry_at: Mapped[datetime | None]
 
 
 class InstallationRow(Base):
