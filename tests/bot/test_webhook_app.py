@@ -136,6 +136,22 @@ def test_a_redelivery_maps_to_the_same_job(client: TestClient, ctx: AppContext) 
     assert ctx.queue.ping() == 1
 
 
+def test_githubs_redeliver_brings_back_a_job_that_failed(
+    client: TestClient, ctx: AppContext
+) -> None:
+    data = webhooks.issue_opened(REPO, 7, 13, "bug", "boom")
+    (job_id,) = post(client, "issues", data, "first-delivery")[1]["jobs"]
+    assert ctx.queue.ping() == 1
+    assert ctx.ledger.claim(job_id, "w1", 60) is not None
+    assert ctx.ledger.finish(job_id, "w1", "failed", error="GitHub answered 502")
+    # "Redeliver" in the App's settings sends the same delivery again.
+    answer = post(client, "issues", data, "first-delivery")[1]
+    assert (answer["duplicate"], answer["jobs"]) == (True, [job_id])
+    job = ctx.ledger.get(job_id)
+    assert job is not None and (job.state, job.attempts) == ("queued", 0)
+    assert ctx.queue.ping() == 2  # enqueued again
+
+
 def test_a_newer_head_supersedes_the_older_verification(
     client: TestClient, ctx: AppContext
 ) -> None:
