@@ -210,10 +210,13 @@ def test_commands_rerun_only_for_collaborators_and_labels_removed_by_people_stay
 def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
     tmp_path: Path, example_repo: Path, example_env: EnvImage
 ) -> None:
+    # A long lease and a quick heartbeat: the job must come back when the heartbeat stops,
+    # long before the lease would have run out.
     harness = AppHarness(
         tmp_path,
         example_repo,
-        REPROBOT_JOB_LEASE_S="3",
+        REPROBOT_JOB_LEASE_S="600",
+        REPROBOT_JOB_HEARTBEAT_S="1",
         REPROBOT_REAPER_INTERVAL_S="0.5",
     )
     try:
@@ -230,8 +233,10 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
         )
         time.sleep(1.0)
         harness.kill(first)
+        killed_at = time.monotonic()
         harness.worker()
         jobs = harness.wait("the job to finish again", lambda: harness.finished(9), timeout=400)
+        assert time.monotonic() - killed_at < 600  # well within the dead worker's lease
         assert [(j.state, j.attempts) for j in jobs] == [("done", 2)], harness.logs()
         assert len(harness.bot_comments(9)) == 1
         assert harness.github.issue_labels(REPO, 9) == ["reproduced"]
