@@ -16,7 +16,7 @@ apt_install() {
     exit 2
   fi
   [ -n "$apt_updated" ] || { as_root apt-get update -q >/dev/null; apt_updated=1; }
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -q "$@" >/dev/null
 }
 
 engine_answers() { timeout 20 docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
@@ -50,6 +50,10 @@ ensure_tools() {
   # debootstrap builds the sandbox base image where no container registry answers.
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+  # Real PostgreSQL and Redis servers for the scale-out back-ends; the tests start throwaway
+  # instances of their own (tests/support/servers.py).
+  compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
+  command -v redis-server >/dev/null || missing+=(redis-server)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import docker
 import pytest
@@ -26,6 +28,9 @@ from tests.support.repos import (
     git,
     make_repo,
 )
+from tests.support.servers import PostgresServer, RedisServer, ServerUnavailable
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="session")
@@ -101,3 +106,33 @@ def openai_server() -> Iterator[OpenAIServer]:
     """A chat-completions server on 127.0.0.1 answering from a script, for this test only."""
     with OpenAIServer() as server:
         yield server
+
+
+# --- real servers for the scale-out back-ends (tests/support/servers.py) ---------------------
+
+
+def _server_or_skip(make: Callable[[], T]) -> T:
+    try:
+        return make()
+    except ServerUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL and Redis tests never skip in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL for the whole session."""
+    root = Path(tempfile.mkdtemp(prefix="reprobot-pg-"))
+    server = _server_or_skip(lambda: PostgresServer(root).__enter__())
+    yield server
+    server.__exit__(None, None, None)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A throwaway Redis for the whole session."""
+    server = _server_or_skip(lambda: RedisServer(tmp_path_factory.mktemp("redis")).__enter__())
+    yield server
+    server.__exit__(None, None, None)

@@ -6,7 +6,7 @@ import multiprocessing
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -45,14 +45,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(Settings(cache_dir=tmp_path).database)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture

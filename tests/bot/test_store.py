@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,14 +27,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(Settings(cache_dir=tmp_path / "nested" / "cache").database)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 def test_default_url_is_a_sqlite_file_in_the_cache_dir(tmp_path: Path) -> None:

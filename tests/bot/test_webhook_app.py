@@ -29,7 +29,7 @@ APP_ID = 4242
 
 
 @pytest.fixture
-def app_settings(tmp_path: Path) -> Settings:
+def app_settings(tmp_path: Path, backend: dict[str, str]) -> Settings:
     key, _ = make_app_key()
     key_path = tmp_path / "app.pem"
     key_path.write_text(key)
@@ -39,6 +39,7 @@ def app_settings(tmp_path: Path) -> Settings:
         app_id=APP_ID,
         private_key_path=key_path,
         github_api_url="http://127.0.0.1:9/api/v3",
+        **backend,  # type: ignore[arg-type]
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.util.exc import CommandError
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, literal_column, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -167,4 +167,5 @@ def insert_ignore(conn: Connection, model: Any, values: Mapping[str, Any]) -> bo
         stmt = postgresql.insert(model).values(dict(values)).on_conflict_do_nothing()
     else:
         raise StoreError(f"unsupported database dialect {name!r} (SQLite or PostgreSQL)")
-    return bool(conn.execute(stmt).rowcount == 1)
+    # RETURNING rather than rowcount: psycopg reports -1 as the rowcount of this statement.
+    return conn.execute(stmt.returning(literal_column("1"))).first() is not None
