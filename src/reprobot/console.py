@@ -35,7 +35,7 @@ class ConsoleProgress:
         self.verbose = verbose
 
     @contextlib.contextmanager
-    def step(self, what: str) -> Iterator[None]:
+    def step(self, what: str, kind: str = "") -> Iterator[None]:
         started = time.monotonic()
         self.out.print(f"… {what}", markup=False, highlight=False)
         try:
@@ -58,7 +58,7 @@ class ConsoleProgress:
         took = elapsed(time.monotonic() - started)
         self.out.print(f"✓ {what} ({took})", markup=False, highlight=False)
 
-    def detail(self, what: str) -> None:
+    def detail(self, what: str, kind: str = "", seconds: float | None = None) -> None:
         if self.verbose:
             self.out.print(f"  {what}", markup=False, highlight=False)
 

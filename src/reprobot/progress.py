@@ -13,22 +13,24 @@ from typing import Protocol
 
 
 class Progress(Protocol):
-    def step(self, what: str) -> contextlib.AbstractContextManager[None]:
+    def step(self, what: str, kind: str = "") -> contextlib.AbstractContextManager[None]:
         """A slow step (a base image bootstrap, an environment build): told when it starts and
-        when it ends, with its elapsed time."""
+        when it ends, with its elapsed time. ``kind`` names the step for machines:
+        ``base-image``, ``bootstrap``, ``pull``, ``import``, ``environment``, ``drafting``."""
 
-    def detail(self, what: str) -> None:
-        """A finer event (one sandbox run), told only when the person asked for detail."""
+    def detail(self, what: str, kind: str = "", seconds: float | None = None) -> None:
+        """A finer event (``sandbox-run``, with its ``seconds``), told to a person only when
+        they asked for detail."""
 
 
 class Silent:
     """Tells nothing."""
 
     @contextlib.contextmanager
-    def step(self, what: str) -> Iterator[None]:
+    def step(self, what: str, kind: str = "") -> Iterator[None]:
         yield
 
-    def detail(self, what: str) -> None:
+    def detail(self, what: str, kind: str = "", seconds: float | None = None) -> None:
         return None
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import httpx
 import pytest
 
 from reprobot.bot.render.pull import CHECK_NAME, VERIFICATION_MARKER
@@ -90,6 +91,14 @@ def test_an_issue_is_reproduced_once_for_20_concurrent_copies_of_its_delivery(
         if c.method in ("POST", "PATCH", "DELETE") and c.path.startswith("/api/v3/")
     )
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(writes))
+    # The App's metrics saw it all: the deliveries, the job and its sandbox runs, the requests.
+    metrics = httpx.get(f"{app.url}/metrics", timeout=10).text
+    assert 'reprobot_deliveries_total{event="issues",outcome="jobs"} 1.0' in metrics
+    assert 'reprobot_deliveries_total{event="issues",outcome="duplicate"} 19.0' in metrics
+    assert 'reprobot_jobs{kind="reproduce",state="done"} 1.0' in metrics
+    assert 'reprobot_job_duration_seconds_count{kind="reproduce",outcome="done"} 1.0' in metrics
+    assert "reprobot_sandbox_run_duration_seconds_count" in metrics
+    assert 'reprobot_github_requests_total{method="POST",status="201"}' in metrics
 
 
 def test_a_fix_pull_request_is_verified_and_a_second_push_edits_the_same_comment(

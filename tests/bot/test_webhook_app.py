@@ -335,3 +335,23 @@ def test_parse_names_the_missing_field() -> None:
 def test_the_app_refuses_to_start_without_a_secret(app_settings: Settings) -> None:
     with pytest.raises(AppConfigError, match="WEBHOOK_SECRET"):
         build_context(app_settings.model_copy(update={"webhook_secret": SecretStr("")}))
+
+
+def test_metrics_count_deliveries_and_read_jobs_and_the_queue(
+    client: TestClient, ctx: AppContext
+) -> None:
+    data = webhooks.issue_opened(REPO, 7, 21, "bug", "boom")
+    post(client, "issues", data, "m-1")
+    post(client, "issues", data, "m-1")  # a redelivery
+    body = webhooks.encode(data)
+    headers = webhooks.headers("wrong secret", "issues", body)
+    assert client.post("/webhook", content=body, headers=headers).status_code == 401
+    answer = client.get("/metrics")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/plain; version=0.0.4")
+    text_ = answer.text
+    assert 'reprobot_deliveries_total{event="issues",outcome="jobs"} 1.0' in text_
+    assert 'reprobot_deliveries_total{event="issues",outcome="duplicate"} 1.0' in text_
+    assert 'reprobot_deliveries_total{event="",outcome="bad signature"} 1.0' in text_
+    assert 'reprobot_jobs{kind="reproduce",state="queued"} 1.0' in text_
+    assert "reprobot_queue_depth 1.0" in text_

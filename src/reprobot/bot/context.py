@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from reprobot.bot.errors import AppConfigError
 from reprobot.bot.github.auth import GitHubApp
 from reprobot.bot.jobs.queue import JobQueue, make_huey
+from reprobot.bot.metrics import CountingTransport, Metrics
 from reprobot.bot.store.engine import make_engine, migrate
 from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.records import Records
@@ -26,6 +27,7 @@ class AppContext:
     records: Records
     queue: JobQueue
     github: GitHubApp
+    metrics: Metrics = field(default_factory=Metrics)
     _docker: docker.DockerClient | None = None
     _docker_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -51,15 +53,21 @@ def build_context(
     """Connect the store (migrating it), the queue and the App's GitHub identity."""
     if not settings.webhook_secret.get_secret_value():
         raise AppConfigError("REPROBOT_WEBHOOK_SECRET is not set: the App cannot check deliveries")
-    github = github or GitHubApp.from_settings(settings)
     engine = make_engine(settings.database)
     migrate(engine)
+    ledger = Ledger(engine, heartbeat_grace_s=3 * settings.job_heartbeat_s)
+    queue = JobQueue(make_huey(settings.queue))
+    metrics = Metrics(job_counts=ledger.counts, queue_depth=queue.ping)
+    github = github or GitHubApp.from_settings(
+        settings, transport=CountingTransport(metrics), on_wait=metrics.waited
+    )
     return AppContext(
         settings=settings,
         engine=engine,
-        ledger=Ledger(engine, heartbeat_grace_s=3 * settings.job_heartbeat_s),
+        ledger=ledger,
         records=Records(engine),
-        queue=JobQueue(make_huey(settings.queue)),
+        queue=queue,
         github=github,
+        metrics=metrics,
         _docker=docker_client,
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 import structlog
 import uvicorn
+from prometheus_client import start_http_server
 
 from reprobot.bot.context import AppContext, build_context
 from reprobot.bot.jobs.worker import JobRunner, Reaper
@@ -33,6 +34,15 @@ def register(sub: Any) -> None:
     serve.set_defaults(handler=cmd_serve)
     worker = sub.add_parser("worker", help="run workers that take jobs from the queue")
     worker.add_argument("--threads", type=int, default=1, help="jobs run at the same time")
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve this worker's metrics (Prometheus text) at http://ADDRESS:PORT/metrics",
+    )
+    worker.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address of the metrics endpoint"
+    )
     worker.set_defaults(handler=cmd_worker)
 
 
@@ -77,6 +87,9 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     configure_logging(json_output=True, level=logging.DEBUG if args.verbose else logging.INFO)
     ctx = build_context(settings)
     consumer, reaper = _start_workers(ctx, max(1, args.threads), hosted=False)
+    if args.metrics_port is not None:
+        start_http_server(args.metrics_port, args.metrics_host, registry=ctx.metrics.registry)
+        log.info("worker.metrics", host=args.metrics_host, port=args.metrics_port)
     reaper.start()
     reaper.reap_once()
     log.info("worker.started", threads=args.threads)

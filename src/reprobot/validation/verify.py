@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import docker
 
+from reprobot.progress import SILENT, Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.results.testrun import TestRun
@@ -141,20 +142,23 @@ def verify(
     head: RepoSnapshot | None = None,
     test_ids: Sequence[str] | None = None,
     limits: RunLimits | None = None,
+    progress: Progress = SILENT,
 ) -> Verdict:
     """Run ``tests`` on ``base`` (R) and on the fixed tree (R with ``fix``, or ``head``), with
     coverage, and grade the transitions of ``test_ids`` (default: every test the patch's test
-    modules hold)."""
+    modules hold); ``progress`` hears of each sandbox run."""
     if (fix is None) == (head is None):
         raise ValueError("verify needs exactly one of fix and head")
     selection = list(test_ids) if test_ids else test_modules(tests)
     before = run_tests(client, env, base, [tests], selection, coverage=True, limits=limits)
+    _told(progress, "before the fix", before)
     if head is not None:
         fix = diff_between(base, head)
         after = run_tests(client, env, head, [tests], selection, coverage=True, limits=limits)
     else:
         assert fix is not None
         after = run_tests(client, env, base, [tests, fix], selection, coverage=True, limits=limits)
+    _told(progress, "after the fix", after)
     changes = changed_lines(fix)
     old_paths = [c.old_path for c in changes.values() if c.old_path]
     old_sources = {p: base.read_file(p) for p in old_paths}
@@ -181,6 +185,14 @@ def verify(
         head.sha if head else None,
         test_ids,
         harness,
+    )
+
+
+def _told(progress: Progress, side: str, run: TestRun) -> None:
+    progress.detail(
+        f"sandbox run {side}: {len(run.outcomes)} test(s) in {run.duration_s:.1f} s",
+        kind="sandbox-run",
+        seconds=run.duration_s,
     )
 
 

@@ -92,8 +92,15 @@ class GitHubApp:
         self._bot_login: str | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GitHubApp:
-        """The App of ``settings``; AppConfigError when its id or private key is missing."""
+    def from_settings(
+        cls,
+        settings: Settings,
+        transport: httpx.BaseTransport | None = None,
+        on_wait: Callable[[str, float], None] | None = None,
+    ) -> GitHubApp:
+        """The App of ``settings``; AppConfigError when its id or private key is missing.
+        ``transport`` carries its requests (e.g. one that counts them); ``on_wait`` hears of
+        every wait before a retry."""
         if settings.app_id is None or settings.private_key_path is None:
             raise AppConfigError(
                 "the GitHub App needs REPROBOT_APP_ID and REPROBOT_PRIVATE_KEY_PATH"
@@ -111,9 +118,12 @@ class GitHubApp:
             settings.app_id,
             key,
             settings.github_api_url,
-            retry=RetryPolicy(settings.github_max_retries, settings.github_max_wait_s),
+            retry=RetryPolicy(
+                settings.github_max_retries, settings.github_max_wait_s, on_wait=on_wait
+            ),
             throttler=MutationThrottler(settings.github_mutation_pause_s),
             timeout_s=settings.github_timeout_s,
+            transport=transport,
         )
 
     def _github(self, auth: Any) -> GitHub[Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator, Callable, Generator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from typing import Any
@@ -51,10 +51,22 @@ class RetryPolicy:
       their callers look first, then ask again.
     """
 
-    def __init__(self, max_retries: int = 5, max_wait_s: float = 900.0, backoff_s: float = 1.0):
+    def __init__(
+        self,
+        max_retries: int = 5,
+        max_wait_s: float = 900.0,
+        backoff_s: float = 1.0,
+        on_wait: Callable[[str, float], None] | None = None,
+    ):
         self.max_retries = max_retries
         self.max_wait = timedelta(seconds=max_wait_s)
         self.backoff_s = backoff_s
+        self.on_wait = on_wait
+
+    def _wait(self, reason: str, wait: timedelta) -> RetryOption:
+        if self.on_wait is not None:
+            self.on_wait(reason, wait.total_seconds())
+        return RetryOption(True, wait)
 
     def _backoff(self, retry_count: int) -> timedelta:
         return timedelta(seconds=self.backoff_s * (2**retry_count))
@@ -78,7 +90,8 @@ class RetryPolicy:
                 wait_s=wait.total_seconds(),
                 attempt=retry_count + 1,
             )
-            return RetryOption(True, max(wait, _MIN_DELAY))
+            reason = "primary" if isinstance(exc, PrimaryRateLimitExceeded) else "secondary"
+            return self._wait(reason, max(wait, _MIN_DELAY))
         if isinstance(exc, RequestFailed) and _bare_secondary_limit(exc):
             # githubkit only recognises a secondary limit by its headers; GitHub also sends it
             # without them, and then asks for a wait of at least one minute.
@@ -92,7 +105,7 @@ class RetryPolicy:
                 wait_s=wait.total_seconds(),
                 attempt=retry_count + 1,
             )
-            return RetryOption(True, wait)
+            return self._wait("secondary", wait)
         if (
             isinstance(exc, RequestFailed)
             and exc.response.status_code >= 500
@@ -104,9 +117,9 @@ class RetryPolicy:
                 status=exc.response.status_code,
                 wait_s=wait.total_seconds(),  # .seconds would log 0 for sub-second backoffs
             )
-            return RetryOption(True, max(wait, _MIN_DELAY))
+            return self._wait("server_error", max(wait, _MIN_DELAY))
         if isinstance(exc, RequestTimeout) and exc.request.method not in MUTATING:
-            return RetryOption(True, max(self._backoff(retry_count), _MIN_DELAY))
+            return self._wait("timeout", max(self._backoff(retry_count), _MIN_DELAY))
         return RetryOption(False)
 
 

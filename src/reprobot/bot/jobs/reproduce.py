@@ -10,6 +10,7 @@ import structlog
 from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.labels import apply_label
+from reprobot.bot.metrics import MetricsProgress
 from reprobot.bot.render.reproduction import (
     REPRODUCTION_MARKER,
     render_not_reproduced,
@@ -58,6 +59,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         ctx.settings,
         client=ctx.docker,
         llm_drafter=bind_llm_drafter(ctx.settings),
+        progress=MetricsProgress(ctx.metrics),
     )
     log.info(
         "reproduce.finished",

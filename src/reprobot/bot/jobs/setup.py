@@ -16,6 +16,7 @@ from reprobot.bot.context import AppContext
 from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import InstallationAuth
 from reprobot.bot.github.repo_api import RepoAPI, RepoInfo
+from reprobot.bot.metrics import MetricsProgress
 from reprobot.bot.store.ledger import Job
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envdetect import detect_env_spec
@@ -110,4 +111,4 @@ def env_spec(session: RepoSession, trusted: RepoSnapshot) -> EnvSpec:
 
 def environment(ctx: AppContext, spec: EnvSpec, trusted: RepoSnapshot) -> EnvImage:
     """The environment image, built (with network) only from the trusted commit."""
-    return ensure_environment(ctx.docker, spec, trusted, ctx.settings)
+    return ensure_environment(ctx.docker, spec, trusted, ctx.settings, MetricsProgress(ctx.metrics))

@@ -14,6 +14,7 @@ from reprobot.bot.github.linked_issues import closing_references
 from reprobot.bot.github.repo_api import PullInfo
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
+from reprobot.bot.metrics import MetricsProgress
 from reprobot.bot.render.markdown import inline_code
 from reprobot.bot.render.pull import (
     CHECK_NAME,
@@ -26,6 +27,7 @@ from reprobot.bot.render.pull import (
 )
 from reprobot.bot.store.ledger import Job
 from reprobot.bot.store.records import ReproductionRecord
+from reprobot.progress import Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import ReprobotError, SnapshotError
 from reprobot.validation.sandbox.limits import RunLimits
@@ -129,12 +131,17 @@ def _report(
     spec = job_setup.env_spec(session, base)
     env = job_setup.environment(ctx, spec, base)
     limits = RunLimits.from_settings(ctx.settings)
+    progress = MetricsProgress(ctx.metrics)
     verdicts = []
     for number, record in stored.items():
         guard.check()
-        verdicts.append(_issue_verdict(ctx.docker, env, base, head, number, record, limits))
+        verdicts.append(
+            _issue_verdict(ctx.docker, env, base, head, number, record, limits, progress)
+        )
     guard.check()
-    own = _own_tests(ctx.docker, env, base, head, session.config.config.test_paths, limits)
+    own = _own_tests(
+        ctx.docker, env, base, head, session.config.config.test_paths, limits, progress
+    )
     guard.check()
     return render_pull_report(
         repo=job.repo,
@@ -155,6 +162,7 @@ def _issue_verdict(
     number: int,
     stored: ReproductionRecord | None,
     limits: RunLimits,
+    progress: Progress,
 ) -> IssueVerdict:
     if stored is None or not stored.reproduced:
         why = "has no reproducing test" if stored is not None else "was never reproduced"
@@ -167,6 +175,7 @@ def _issue_verdict(
         head=head,
         test_ids=list(stored.failing_tests) or None,
         limits=limits,
+        progress=progress,
     )
     return IssueVerdict(number, verdict)
 
@@ -178,6 +187,7 @@ def _own_tests(
     head: RepoSnapshot,
     test_paths: tuple[str, ...],
     limits: RunLimits,
+    progress: Progress,
 ) -> OwnTests:
     """The pull request's own test changes, run on the base with and without its code changes:
     does the fix come with a test that fails before it?"""
@@ -200,5 +210,7 @@ def _own_tests(
     code_patch = change.without_files(sorted(tests))
     if not code_patch.files:
         return OwnTests(tuple(sorted(tests)), None)
-    verdict = verify(client, env, base, test_patch, fix=code_patch, limits=limits)
+    verdict = verify(
+        client, env, base, test_patch, fix=code_patch, limits=limits, progress=progress
+    )
     return OwnTests(tuple(sorted(tests)), verdict)

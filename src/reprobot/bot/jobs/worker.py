@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 import structlog
@@ -101,15 +102,19 @@ class JobRunner:
             attempt=job.attempts,
         ):
             log.info("job.started", head_sha=job.head_sha)
+            started = time.monotonic()
+            outcome = "done"
             try:
                 self.handlers[job.kind](self.ctx, job, lease)
             except JobAbandoned as exc:
+                outcome = "abandoned"
                 log.info("job.abandoned", reason=str(exc))
             except ReprobotError as exc:
-                self._failed(job, worker, exc)
+                outcome = self._failed(job, worker, exc)
             except Exception as exc:
                 # The last line of defence of a long-running worker: record the bug on the job
                 # (it is not retried) and keep serving the next one.
+                outcome = "crashed"
                 log.exception("job.crashed")
                 ledger.finish(job.id, worker, "failed", error=f"internal error: {exc!r}"[:2000])
             else:
@@ -117,8 +122,11 @@ class JobRunner:
                 log.info("job.done")
             finally:
                 lease.stop()
+                seconds = time.monotonic() - started
+                self.ctx.metrics.job_seconds.labels(job.kind, outcome).observe(seconds)
 
-    def _failed(self, job: Job, worker: str, exc: ReprobotError) -> None:
+    def _failed(self, job: Job, worker: str, exc: ReprobotError) -> str:
+        """Retry, revive later or fail ``job``; the outcome's name."""
         settings, ledger = self.ctx.settings, self.ctx.ledger
         if _retryable(exc) and job.attempts < settings.job_max_attempts:
             delay = min(600.0, 10.0 * 2 ** (job.attempts - 1))
@@ -129,12 +137,13 @@ class JobRunner:
                     ledger.mark_enqueued([job.id])
                 except QueueError as qexc:
                     log.error("job.enqueue_failed", error=str(qexc))
-            return
+            return "retried"
         retry_after = None
         if _retryable(exc) and job.revivals < settings.job_max_revivals:
             retry_after = settings.job_revive_after_s * 2**job.revivals
         log.error("job.failed", error=str(exc), retry_after_s=retry_after)
         ledger.finish(job.id, worker, "failed", error=str(exc)[:2000], retry_after_s=retry_after)
+        return "failed"
 
 
 class Reaper(threading.Thread):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
-from sqlalchemy import Connection, Engine, RowMapping, and_, or_, select, text, update
+from sqlalchemy import Connection, Engine, RowMapping, and_, func, or_, select, text, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from reprobot.bot.store.engine import insert_ignore
@@ -528,6 +528,12 @@ class Ledger:
         """The job with ``job_id``, or None."""
         with self._engine.connect() as conn:
             return self._get(conn, job_id)
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """How many jobs there are of each (kind, state)."""
+        stmt = select(JobRow.kind, JobRow.state, func.count()).group_by(JobRow.kind, JobRow.state)
+        with self._engine.connect() as conn:
+            return {(str(k), str(s)): int(n) for k, s, n in conn.execute(stmt)}
 
     def jobs(self, repo: str | None = None) -> list[Job]:
         """All jobs (of ``repo`` when given), oldest first."""

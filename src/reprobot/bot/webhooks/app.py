@@ -14,12 +14,13 @@ from typing import Any
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from githubkit.webhooks import verify
 from sqlalchemy.exc import SQLAlchemyError
 
 from reprobot.bot.context import AppContext
 from reprobot.bot.jobs.queue import QueueError
+from reprobot.bot.metrics import CONTENT_TYPE
 from reprobot.bot.store.engine import StoreError, ping
 from reprobot.bot.webhooks.route_context import RouteContext
 from reprobot.bot.webhooks.router import BadDelivery, route
@@ -81,6 +82,8 @@ def create_app(
                 log.error("webhook.enqueue_failed", job_id=job_id, error=str(exc))
         if enqueued:
             ctx.ledger.mark_enqueued(enqueued)
+        outcome_name = "duplicate" if not outcome.new else ("jobs" if outcome.job_ids else "no job")
+        ctx.metrics.deliveries.labels(event, outcome_name).inc()
         log.info(
             "webhook.accepted",
             github_event=event,
@@ -102,30 +105,42 @@ def create_app(
     async def webhook(request: Request) -> JSONResponse:
         started = time.perf_counter()
         body = await request.body()
+        # Only a signed delivery's event name is worth a label of its own.
         if len(body) > MAX_BODY:
+            ctx.metrics.deliveries.labels("", "too large").inc()
             return _answer(413, error="delivery too large")
         if not signature_ok(secret, body, request.headers.get("x-hub-signature-256")):
+            ctx.metrics.deliveries.labels("", "bad signature").inc()
             log.warning("webhook.bad_signature", delivery=request.headers.get("x-github-delivery"))
             return _answer(401, error="invalid or missing X-Hub-Signature-256")
         delivery = request.headers.get("x-github-delivery", "")
-        event = request.headers.get("x-github-event", "")
+        event = request.headers.get("x-github-event", "")[:64]
         if not delivery or not event or len(delivery) > 200:
+            ctx.metrics.deliveries.labels(event, "bad request").inc()
             return _answer(400, error="X-GitHub-Delivery and X-GitHub-Event are required")
         if event == "ping":
+            ctx.metrics.deliveries.labels(event, "pong").inc()
             return _answer(200, pong=True)
         with structlog.contextvars.bound_contextvars(delivery=delivery):
             try:
                 response = await run_in_threadpool(accept, delivery, event, body)
             except BadDelivery as exc:
+                ctx.metrics.deliveries.labels(event, "bad request").inc()
                 log.warning("webhook.bad_delivery", github_event=event, error=str(exc))
                 return _answer(400, error=str(exc))
             except (SQLAlchemyError, StoreError) as exc:
+                ctx.metrics.deliveries.labels(event, "not stored").inc()
                 # Nothing was recorded: a 5xx makes the delivery show as failed, and GitHub's
                 # redelivery (or the maintainer's "Redeliver") brings it back.
                 log.error("webhook.store_failed", github_event=event, error=str(exc))
                 return _answer(503, error="the delivery could not be stored; redeliver it")
             log.debug("webhook.latency", ms=round((time.perf_counter() - started) * 1000, 2))
             return response
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        body = await run_in_threadpool(ctx.metrics.render)
+        return Response(body, media_type=CONTENT_TYPE)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

@@ -100,7 +100,9 @@ class Validator:
         self.progress.detail(
             f"sandbox run {self.budget.used}: {', '.join(files)}: {told}"
             + (f" ({run.error})" if run.error else "")
-            + f" in {elapsed(run.duration_s)}"
+            + f" in {elapsed(run.duration_s)}",
+            kind="sandbox-run",
+            seconds=run.duration_s,
         )
         return run
 

@@ -98,7 +98,8 @@ def reproduce(
 ) -> Reproduction:
     """Draft, validate and select reproducing tests for ``issue`` on ``snapshot`` (R);
     ``progress`` hears of each sandbox run."""
-    with progress.step(f"drafting tests for the issue and running them on {snapshot.sha[:12]}"):
+    what = f"drafting tests for the issue and running them on {snapshot.sha[:12]}"
+    with progress.step(what, kind="drafting"):
         return _reproduce(issue, snapshot, environment, settings, client, llm_drafter, progress)
 
 

@@ -103,7 +103,8 @@ def ensure_base_image(
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "wb") as sink:
             source = _source_image(client, python, settings, sink, log_path, progress)
-            with progress.step(f"setting up the sandbox base image {tag} (log: {log_path})"):
+            what = f"setting up the sandbox base image {tag} (log: {log_path})"
+            with progress.step(what, kind="base-image"):
                 _setup_base(client, source, tag, settings, sink, log_path)
         log.info("base_image.built", tag=tag, source=source, log=str(log_path))
     return tag
@@ -119,7 +120,7 @@ def _source_image(
 ) -> str:
     if settings.base_image_source in ("auto", "registry"):
         try:
-            with progress.step(f"pulling python:{python}-slim"):
+            with progress.step(f"pulling python:{python}-slim", kind="pull"):
                 client.images.pull("python", tag=f"{python}-slim")
             return f"python:{python}-slim"
         except docker.errors.DockerException as exc:
@@ -162,7 +163,7 @@ def _bootstrap_rootfs(
             f"bootstrapping Debian {suite} from {mirror} with debootstrap (done once; "
             f"takes a few minutes; log: {log_path})"
         )
-        with progress.step(what):
+        with progress.step(what, kind="bootstrap"):
             proc = subprocess.run(
                 ["sh", str(script), suite, mirror, str(out)],
                 stdout=sink,
@@ -173,7 +174,7 @@ def _bootstrap_rootfs(
             if proc.returncode != 0:
                 raise ImageBuildError(f"debootstrap of {suite} failed", log_path)
         repository, _, image_tag = tag.partition(":")
-        with progress.step(f"importing the root filesystem as {tag}"):
+        with progress.step(f"importing the root filesystem as {tag}", kind="import"):
             client.api.import_image_from_file(str(out), repository=repository, tag=image_tag)
     return tag
 

@@ -88,7 +88,7 @@ def ensure_environment(
                 f"building the environment of {snapshot.repo} @ {snapshot.sha[:12]} "
                 f"(Python {spec.python}; done once per dependency change)"
             )
-            with progress.step(what):
+            with progress.step(what, kind="environment"):
                 _build(client, base, tag, spec, snapshot, fingerprint, settings)
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
 
