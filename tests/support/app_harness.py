@@ -111,8 +111,12 @@ class AppHarness:
         self.processes: list[subprocess.Popen[bytes]] = []
         # Processes a test stopped on purpose: their exit is no reason to give up a wait.
         self.stopped: set[int] = set()
-        # The same store the App's processes use (their settings name the same cache directory).
-        self.ledger = Ledger(make_engine(Settings(cache_dir=self.cache_dir).database))
+        # The same store the App's processes use: the database they are told, or the default
+        # under the cache directory they share.
+        database = self.settings.get("REPROBOT_DATABASE_URL") or (
+            Settings(cache_dir=self.cache_dir).database
+        )
+        self.ledger = Ledger(make_engine(database))
 
     # --- processes --------------------------------------------------------------------------
 
