@@ -54,6 +54,8 @@ ensure_tools() {
   # instances of their own (tests/support/servers.py).
   compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
   command -v redis-server >/dev/null || missing+=(redis-server)
+  # Checks infra/compose.yaml (the deployable stack).
+  command -v docker-compose >/dev/null || missing+=(docker-compose)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"

@@ -1,5 +1,5 @@
-"""``reprobot app manifest`` and ``reprobot app register``: create the GitHub App from
-``infra/app.yml`` and store its credentials."""
+"""``reprobot app manifest``, ``reprobot app register`` and ``reprobot app image``: create the
+GitHub App from ``infra/app.yml``, store its credentials, and build its container image."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from reprobot.bot.app_image import DEFAULT_TAG, build_app_image
 from reprobot.bot.github.registration import (
     build_manifest,
     convert,
     manifest_page,
     write_credentials,
 )
+from reprobot.console import progress_for
 from reprobot.settings import Settings
+from reprobot.validation.sandbox.container import connect
 
 
 def register(sub: Any) -> None:
@@ -38,6 +41,11 @@ def register(sub: Any) -> None:
     reg.add_argument("--code", required=True, help="the code parameter of GitHub's redirect")
     reg.add_argument("--dir", type=Path, default=Path("."), help="where to write .env and key")
     reg.set_defaults(handler=cmd_register)
+    image = app_sub.add_parser(
+        "image", help="build the App's container image (for infra/compose.yaml)"
+    )
+    image.add_argument("--tag", default=DEFAULT_TAG, help=f"image tag (default {DEFAULT_TAG})")
+    image.set_defaults(handler=cmd_image)
 
 
 def cmd_manifest(args: argparse.Namespace, settings: Settings) -> int:
@@ -46,6 +54,12 @@ def cmd_manifest(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Open {args.out.resolve()} in a browser signed in to GitHub and press the button.")
     print(f"GitHub then redirects to {args.url.rstrip('/')}/registered?code=CODE; run")
     print("    reprobot app register --code CODE")
+    return 0
+
+
+def cmd_image(args: argparse.Namespace, settings: Settings) -> int:
+    tag = build_app_image(connect(), settings, args.tag, progress_for(args))
+    print(tag)
     return 0
 
 
