@@ -7,6 +7,7 @@ Nothing here connects at import time; ``make_engine`` builds a lazy engine, ``pi
 from __future__ import annotations
 
 import contextlib
+import functools
 import sqlite3
 import threading
 import time
@@ -17,7 +18,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.util.exc import CommandError
-from sqlalchemy import Connection, Engine, create_engine, event, literal_column, text
+from sqlalchemy import Connection, Engine, Table, create_engine, event, literal_column, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -154,18 +155,31 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         raise StoreError(f"cannot migrate the database {_safe_url(engine.url)}: {exc}") from exc
 
 
-def insert_ignore(conn: Connection, model: Any, values: Mapping[str, Any]) -> bool:
-    """INSERT one row unless it conflicts with an existing key; True when it was inserted.
+@functools.cache
+def _insert_ignore_statement(dialect: str, table: Table, returning: str | None) -> Any:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` for ``table``, built once: the values
+    travel as parameters, so SQLAlchemy compiles it once too (the webhook's hot path)."""
+    if dialect == "sqlite":
+        stmt: Any = sqlite.insert(table).on_conflict_do_nothing()
+    elif dialect == "postgresql":
+        stmt = postgresql.insert(table).on_conflict_do_nothing()
+    else:
+        raise StoreError(f"unsupported database dialect {dialect!r} (SQLite or PostgreSQL)")
+    # RETURNING rather than rowcount: psycopg reports -1 as the rowcount of this statement.
+    return stmt.returning(table.c[returning] if returning else literal_column("1"))
+
+
+def insert_ignore(
+    conn: Connection, model: Any, values: Mapping[str, Any], returning: str | None = None
+) -> Any:
+    """INSERT one row unless it conflicts with an existing key. Without ``returning``: True when
+    it was inserted, False otherwise; with it: the inserted row's ``returning`` column, or None.
 
     ``ON CONFLICT DO NOTHING`` rather than catch-and-retry, so a conflicting concurrent insert
     neither aborts the caller's transaction (PostgreSQL) nor needs a savepoint.
     """
-    name = conn.dialect.name
-    if name == "sqlite":
-        stmt: Any = sqlite.insert(model).values(dict(values)).on_conflict_do_nothing()
-    elif name == "postgresql":
-        stmt = postgresql.insert(model).values(dict(values)).on_conflict_do_nothing()
-    else:
-        raise StoreError(f"unsupported database dialect {name!r} (SQLite or PostgreSQL)")
-    # RETURNING rather than rowcount: psycopg reports -1 as the rowcount of this statement.
-    return conn.execute(stmt.returning(literal_column("1"))).first() is not None
+    stmt = _insert_ignore_statement(conn.dialect.name, model.__table__, returning)
+    row = conn.execute(stmt, dict(values)).first()
+    if returning is None:
+        return row is not None
+    return None if row is None else row[0]

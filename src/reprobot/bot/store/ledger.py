@@ -165,8 +165,13 @@ class Ledger:
         action: str | None,
         repo: str | None,
         requests: Sequence[JobRequest],
+        enqueue: bool = False,
     ) -> DeliveryOutcome:
         """Record a delivery and the jobs it asks for, in one transaction.
+
+        With ``enqueue`` the jobs it makes runnable are marked as handed to the queue in that
+        same transaction; the caller then enqueues them, and calls ``enqueue_failed`` for any
+        it could not (the reaper then lists it again at once).
 
         A delivery id seen before returns ``new=False`` with the jobs stored for it; of those,
         only jobs that ended failed are queued again (GitHub's "Redeliver"). Otherwise each
@@ -198,6 +203,8 @@ class Ledger:
                 known = [int(i) for i in stored or ()]
                 # GitHub's "Redeliver" of a delivery whose job failed: run that job again.
                 revived = [i for i in known if self._revive_failed(conn, i, now)]
+                if enqueue and revived:
+                    self._mark_enqueued(conn, revived, now)
                 return DeliveryOutcome(new=False, job_ids=tuple(known), to_enqueue=tuple(revived))
 
             job_ids: list[int] = []
@@ -211,11 +218,14 @@ class Ledger:
                         to_enqueue.append(job_id)
                     if request.kind == "verify":
                         self._supersede_others(conn, request, job_id, now)
-            conn.execute(
-                update(DeliveryRow)
-                .where(DeliveryRow.delivery_id == delivery_id)
-                .values(job_ids=job_ids)
-            )
+            if job_ids:
+                conn.execute(
+                    update(DeliveryRow)
+                    .where(DeliveryRow.delivery_id == delivery_id)
+                    .values(job_ids=job_ids)
+                )
+            if enqueue and to_enqueue:
+                self._mark_enqueued(conn, to_enqueue, now)
         return DeliveryOutcome(new=True, job_ids=tuple(job_ids), to_enqueue=tuple(to_enqueue))
 
     @staticmethod
@@ -235,7 +245,7 @@ class Ledger:
         conn: Connection, request: JobRequest, delivery_id: str, now: datetime
     ) -> tuple[int, bool]:
         """The id of the job for ``request`` and whether this call made it runnable."""
-        created = insert_ignore(
+        created_id = insert_ignore(
             conn,
             JobRow,
             {
@@ -256,13 +266,16 @@ class Ledger:
                 "created_at": now,
                 "updated_at": now,
                 "enqueued_at": None,
+                "revivals": 0,
+                "retry_at": None,
             },
+            returning="id",
         )
+        if created_id is not None:
+            return int(created_id), True
         job_id, state = conn.execute(
             select(JobRow.id, JobRow.state).where(JobRow.key == request.key)
         ).one()
-        if created:
-            return job_id, True
         # A failed job runs again for any new delivery of its event; a finished one only when
         # asked to (a command, "Re-run").
         if state in LIVE_STATES or not (request.rerun or state == "failed"):
@@ -331,9 +344,24 @@ class Ledger:
         """Note that these jobs were handed to the queue now (the reaper re-lists stale ones)."""
         if not job_ids:
             return
-        now = self._now()
         with self._engine.begin() as conn:
-            conn.execute(update(JobRow).where(JobRow.id.in_(list(job_ids))).values(enqueued_at=now))
+            self._mark_enqueued(conn, job_ids, self._now())
+
+    @staticmethod
+    def _mark_enqueued(conn: Connection, job_ids: Sequence[int], now: datetime) -> None:
+        conn.execute(update(JobRow).where(JobRow.id.in_(list(job_ids))).values(enqueued_at=now))
+
+    def enqueue_failed(self, job_ids: Sequence[int]) -> None:
+        """These jobs, marked enqueued with their delivery, never reached the queue: unmark
+        them, so that the reaper's next round enqueues them."""
+        if not job_ids:
+            return
+        with self._engine.begin() as conn:
+            conn.execute(
+                update(JobRow)
+                .where(JobRow.id.in_(list(job_ids)), JobRow.state == "queued")
+                .values(enqueued_at=None)
+            )
 
     # -- leases -------------------------------------------------------------------------------
 

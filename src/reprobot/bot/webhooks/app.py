@@ -71,17 +71,20 @@ def create_app(
         parsed = routed.event
         repo = parsed.repository.full_name if parsed and parsed.repository else None
         action = parsed.action if parsed else None
-        outcome = ctx.ledger.record_delivery(delivery, event, action, repo, routed.requests)
-        enqueued = []
+        # One transaction records the delivery, its jobs, and that they are being enqueued.
+        outcome = ctx.ledger.record_delivery(
+            delivery, event, action, repo, routed.requests, enqueue=True
+        )
+        lost = []
         for job_id in outcome.to_enqueue:
             try:
                 ctx.queue.enqueue(job_id)
-                enqueued.append(job_id)
             except QueueError as exc:
                 # The job is durable in the ledger; the reaper enqueues it again.
                 log.error("webhook.enqueue_failed", job_id=job_id, error=str(exc))
-        if enqueued:
-            ctx.ledger.mark_enqueued(enqueued)
+                lost.append(job_id)
+        if lost:
+            ctx.ledger.enqueue_failed(lost)
         outcome_name = "duplicate" if not outcome.new else ("jobs" if outcome.job_ids else "no job")
         ctx.metrics.deliveries.labels(event, outcome_name).inc()
         log.info(
