@@ -124,6 +124,17 @@ def _job(row: RowMapping) -> Job:
     )
 
 
+def _queued_again(now: datetime) -> dict[str, Any]:
+    """What a job that goes back to the queue is set to: no worker, no lease, not enqueued."""
+    return {
+        "state": "queued",
+        "worker": None,
+        "lease_until": None,
+        "enqueued_at": None,
+        "updated_at": now,
+    }
+
+
 def _lease_expired(now: datetime, grace: timedelta | None = None) -> ColumnElement[bool]:
     # A running row without a lease cannot be renewed by anyone, so it counts as expired; so
     # does one whose worker stopped beating (every renewal and claim stamps updated_at).
@@ -286,11 +297,9 @@ class Ledger:
             update(JobRow)
             .where(JobRow.id == job_id, JobRow.state.in_(FINISHED_STATES))
             .values(
-                state="queued",
+                **_queued_again(now),
                 attempts=0,
                 error=None,
-                worker=None,
-                lease_until=None,
                 superseded_by=None,
                 retry_at=None,
                 revivals=0,
@@ -298,8 +307,6 @@ class Ledger:
                 # A rerun carries the newest request's data (an installation can be recreated).
                 installation_id=request.installation_id,
                 payload=dict(request.payload),
-                updated_at=now,
-                enqueued_at=None,
             )
         )
         return job_id, reset.rowcount == 1
@@ -311,15 +318,11 @@ class Ledger:
             update(JobRow)
             .where(JobRow.id == job_id, JobRow.state == "failed")
             .values(
-                state="queued",
+                **_queued_again(now),
                 attempts=0,
                 retry_at=None,
                 revivals=0,
                 error=None,
-                worker=None,
-                lease_until=None,
-                updated_at=now,
-                enqueued_at=None,
             )
         )
         return revived.rowcount == 1
@@ -442,12 +445,8 @@ class Ledger:
                 update(JobRow)
                 .where(*self._owned(job_id, worker))
                 .values(
-                    state="queued",
+                    **_queued_again(now),
                     error=error,
-                    worker=None,
-                    lease_until=None,
-                    enqueued_at=None,
-                    updated_at=now,
                 )
             )
             return released.rowcount == 1
@@ -501,11 +500,7 @@ class Ledger:
                         update(JobRow)
                         .where(*still_expired)
                         .values(
-                            state="queued",
-                            worker=None,
-                            lease_until=None,
-                            enqueued_at=None,
-                            updated_at=now,
+                            **_queued_again(now),
                         )
                     )
                     if result.rowcount == 1:
@@ -531,14 +526,10 @@ class Ledger:
                     update(JobRow)
                     .where(JobRow.id == job_id, JobRow.state == "failed", JobRow.retry_at <= now)
                     .values(
-                        state="queued",
+                        **_queued_again(now),
                         attempts=0,
-                        worker=None,
-                        lease_until=None,
                         retry_at=None,
                         revivals=JobRow.revivals + 1,
-                        enqueued_at=None,
-                        updated_at=now,
                     )
                 )
                 if revived.rowcount == 1 and job_id not in requeued:
