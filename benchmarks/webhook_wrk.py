@@ -44,8 +44,8 @@ from tests.support.servers import PostgresServer, RedisServer, free_port  # noqa
 SECRET = "webhook throughput secret"
 # wrk gives each thread its own Lua state; the thread number keeps ids apart across threads.
 LUA = """
+-- thread_id is a global each thread's state gets from setup(); a local here would hide it.
 local counter = 0
-local thread_id = 0
 local threads = {}
 
 function setup(thread)
@@ -63,7 +63,7 @@ end
 
 function request()
    counter = counter + 1
-   wrk.headers["X-GitHub-Delivery"] = string.format("wrk-%d-%d", thread_id, counter)
+   wrk.headers["X-GitHub-Delivery"] = string.format("wrk-%d-%d", thread_id or 0, counter)
    return wrk.format()
 end
 """
@@ -96,6 +96,7 @@ def parse_wrk(output: str) -> dict[str, float]:
 def run_backend(
     name: str, settings: dict[str, str], root: Path, connections: int, seconds: int
 ) -> dict[str, Any]:
+    root.mkdir(parents=True, exist_ok=True)
     key, _ = make_app_key()
     (root / "app.pem").write_text(key)
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPROBOT_")}

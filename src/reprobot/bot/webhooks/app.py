@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
@@ -65,6 +67,9 @@ def create_app(
     app = FastAPI(title="Reprobot", docs_url=None, redoc_url=None, lifespan=lifespan)
     secret = ctx.settings.webhook_secret.get_secret_value()
     route_ctx = RouteContext(app_id=ctx.github.app_id, ledger=ctx.ledger, records=ctx.records)
+    # A few threads record deliveries: more only wait on the store's writer lock (SQLite) or its
+    # connection pool, costing CPU for nothing.
+    store_limiter = anyio.CapacityLimiter(ctx.settings.webhook_threads)
 
     def accept(delivery: str, event: str, body: bytes) -> JSONResponse:
         routed = route(event, body, route_ctx)
@@ -87,7 +92,7 @@ def create_app(
             ctx.ledger.enqueue_failed(lost)
         outcome_name = "duplicate" if not outcome.new else ("jobs" if outcome.job_ids else "no job")
         ctx.metrics.deliveries.labels(event, outcome_name).inc()
-        log.info(
+        log.debug(
             "webhook.accepted",
             github_event=event,
             action=action,
@@ -126,7 +131,9 @@ def create_app(
             return _answer(200, pong=True)
         with structlog.contextvars.bound_contextvars(delivery=delivery):
             try:
-                response = await run_in_threadpool(accept, delivery, event, body)
+                response = await anyio.to_thread.run_sync(
+                    accept, delivery, event, body, limiter=store_limiter
+                )
             except BadDelivery as exc:
                 ctx.metrics.deliveries.labels(event, "bad request").inc()
                 log.warning("webhook.bad_delivery", github_event=event, error=str(exc))
