@@ -51,6 +51,7 @@ def example_repo(root: Path) -> Path:
 
 
 def one_round(root: Path, source: Path, workers: int, issues: int) -> dict[str, Any]:
+    (root / "app").mkdir(parents=True, exist_ok=True)
     pg_root = Path(tempfile.mkdtemp(prefix="reprobot-scale-pg-"))
     with PostgresServer(pg_root) as postgres, RedisServer(root / "redis") as redis_server:
         app = AppHarness(
