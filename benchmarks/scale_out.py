@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -127,9 +128,9 @@ def main() -> int:
     if args.json:
         print(json.dumps(results))
         return 0
-    table = Table(
-        title=f"scale-out on one machine (2 cores): {args.issues} issues, then as many PRs"
-    )
+    cores = os.cpu_count() or 1
+    title = f"scale-out on one machine ({cores} cores): {args.issues} issues, then as many PRs"
+    table = Table(title=title)
     for column in ("workers", "reproduce s", "reproductions/min", "verify s", "verdicts/min"):
         table.add_column(column)
     for r in results:
