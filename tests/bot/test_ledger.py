@@ -16,15 +16,15 @@ import pytest
 from sqlalchemy import Engine
 
 from reprobot.bot.store.engine import make_engine, migrate
-from reprobot.bot.store.ledger import (
+from reprobot.bot.store.jobs import (
     DeliveryOutcome,
     Job,
     JobRequest,
-    Ledger,
     ReapResult,
     reproduce_key,
     verify_key,
 )
+from reprobot.bot.store.ledger import Ledger
 from reprobot.settings import Settings
 
 REPO = "octo/widgets"

@@ -13,7 +13,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Column, Engine, Integer, MetaData, Table, inspect, text
 
 from reprobot.bot.store.engine import StoreError, make_engine, migrate, ping
-from reprobot.bot.store.ledger import JobRequest, Ledger, reproduce_key
+from reprobot.bot.store.jobs import JobRequest, reproduce_key
+from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.models import Base
 from reprobot.bot.store.records import Records, ReproductionRecord
 from reprobot.settings import Settings

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import httpx
 
 from reprobot.bot.store.engine import make_engine
-from reprobot.bot.store.ledger import Job, Ledger
+from reprobot.bot.store.jobs import Job
+from reprobot.bot.store.ledger import Ledger
 from reprobot.settings import Settings
 from tests.support import webhooks
 from tests.support.github_server import GitHubServer, make_app_key, make_bare_repo

@@ -16,7 +16,7 @@ from reprobot.bot.render.reproduction import (
     render_not_reproduced,
     render_reproduction,
 )
-from reprobot.bot.store.ledger import Job
+from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.llm.setup import bind_llm_drafter

@@ -17,7 +17,7 @@ from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import InstallationAuth
 from reprobot.bot.github.repo_api import RepoAPI, RepoInfo
 from reprobot.bot.metrics import MetricsProgress
-from reprobot.bot.store.ledger import Job
+from reprobot.bot.store.jobs import Job
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envdetect import detect_env_spec
 from reprobot.validation.env.envspec import EnvSpec

@@ -25,7 +25,7 @@ from reprobot.bot.render.pull import (
     nothing_to_run,
     render_pull_report,
 )
-from reprobot.bot.store.ledger import Job
+from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
 from reprobot.progress import Progress
 from reprobot.validation.env.env_image import EnvImage

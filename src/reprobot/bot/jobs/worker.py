@@ -17,7 +17,8 @@ from reprobot.bot.jobs import reproduce as job_reproduce
 from reprobot.bot.jobs import verify as job_verify
 from reprobot.bot.jobs.guard import Guard
 from reprobot.bot.jobs.queue import QueueError
-from reprobot.bot.store.ledger import Job, Ledger
+from reprobot.bot.store.jobs import Job
+from reprobot.bot.store.ledger import Ledger
 from reprobot.validation.errors import DockerUnavailableError, ReprobotError
 
 log = structlog.get_logger(__name__)

@@ -9,119 +9,28 @@ processes, machines) cannot both win.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
-from sqlalchemy import Connection, Engine, RowMapping, and_, func, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, func, or_, select, text, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from reprobot.bot.store.engine import insert_ignore
-from reprobot.bot.store.models import DeliveryRow, JobRow, utc, utc_or_none
-
-JobKind = Literal["reproduce", "verify"]
-JobState = Literal["queued", "running", "done", "failed", "superseded"]
-
-LIVE_STATES: tuple[JobState, ...] = ("queued", "running")
-FINISHED_STATES: tuple[JobState, ...] = ("done", "failed", "superseded")
+from reprobot.bot.store.jobs import (
+    FINISHED_STATES,
+    LIVE_STATES,
+    DeliveryOutcome,
+    Job,
+    JobRequest,
+    ReapResult,
+    job_from_row,
+)
+from reprobot.bot.store.models import DeliveryRow, JobRow, utc
 
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
-
-
-def reproduce_key(repo: str, issue: int) -> str:
-    """The ledger key of the reproduction job for an issue: one per issue."""
-    return f"reproduce:{repo}#{issue}"
-
-
-def verify_key(repo: str, pr: int, head_sha: str) -> str:
-    """The ledger key of the verification job for a PR at one head commit."""
-    return f"verify:{repo}#{pr}@{head_sha}"
-
-
-@dataclass(frozen=True)
-class JobRequest:
-    """A unit of work a delivery asks for; ``key`` decides which requests are the same job."""
-
-    kind: JobKind
-    key: str
-    repo: str
-    installation_id: int
-    number: int
-    head_sha: str | None = None
-    payload: Mapping[str, Any] = field(default_factory=dict)
-    # A command or a re-requested check: run again even if the job already finished.
-    rerun: bool = False
-
-
-@dataclass(frozen=True)
-class Job:
-    """A job row as read; timestamps are aware UTC datetimes."""
-
-    id: int
-    key: str
-    kind: JobKind
-    repo: str
-    installation_id: int
-    number: int
-    head_sha: str | None
-    state: JobState
-    attempts: int
-    lease_until: datetime | None
-    worker: str | None
-    delivery_id: str | None
-    payload: dict[str, Any]
-    error: str | None
-    superseded_by: int | None
-    created_at: datetime
-    updated_at: datetime
-    enqueued_at: datetime | None
-    revivals: int = 0
-    retry_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class DeliveryOutcome:
-    """What recording a delivery did."""
-
-    new: bool  # False: this delivery id was already recorded (a redelivery or a duplicate)
-    job_ids: tuple[int, ...]  # the jobs this delivery maps to (also for a duplicate delivery)
-    to_enqueue: tuple[int, ...]  # jobs created or reset to queued by this call
-
-
-@dataclass(frozen=True)
-class ReapResult:
-    """Jobs the reaper found: ``requeued`` need an enqueue, ``failed`` ran out of attempts."""
-
-    requeued: tuple[int, ...]
-    failed: tuple[int, ...]
-
-
-def _job(row: RowMapping) -> Job:
-    return Job(
-        id=row["id"],
-        key=row["key"],
-        kind=cast(JobKind, row["kind"]),
-        repo=row["repo"],
-        installation_id=row["installation_id"],
-        number=row["number"],
-        head_sha=row["head_sha"],
-        state=cast(JobState, row["state"]),
-        attempts=row["attempts"],
-        lease_until=utc_or_none(row["lease_until"]),
-        worker=row["worker"],
-        delivery_id=row["delivery_id"],
-        payload=dict(row["payload"] or {}),
-        error=row["error"],
-        superseded_by=row["superseded_by"],
-        created_at=utc(row["created_at"]),
-        updated_at=utc(row["updated_at"]),
-        enqueued_at=utc_or_none(row["enqueued_at"]),
-        revivals=int(row["revivals"] or 0),
-        retry_at=utc_or_none(row["retry_at"]),
-    )
 
 
 def _queued_again(now: datetime) -> dict[str, Any]:
@@ -221,7 +130,7 @@ class Ledger:
             job_ids: list[int] = []
             to_enqueue: list[int] = []
             for request in requests:
-                job_id, runnable = self._upsert_job(conn, request, delivery_id, now)
+                job_id, runnable = self._upsertjob_from_row(conn, request, delivery_id, now)
                 if job_id not in job_ids:
                     job_ids.append(job_id)
                 if runnable:
@@ -252,7 +161,7 @@ class Ledger:
             conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock_id})
 
     @staticmethod
-    def _upsert_job(
+    def _upsertjob_from_row(
         conn: Connection, request: JobRequest, delivery_id: str, now: datetime
     ) -> tuple[int, bool]:
         """The id of the job for ``request`` and whether this call made it runnable."""
@@ -541,7 +450,7 @@ class Ledger:
     @staticmethod
     def _get(conn: Connection, job_id: int) -> Job | None:
         row = conn.execute(select(JobRow.__table__).where(JobRow.id == job_id)).mappings().first()
-        return None if row is None else _job(row)
+        return None if row is None else job_from_row(row)
 
     def get(self, job_id: int) -> Job | None:
         """The job with ``job_id``, or None."""
@@ -560,7 +469,7 @@ class Ledger:
         if repo is not None:
             stmt = stmt.where(JobRow.repo == repo)
         with self._engine.connect() as conn:
-            return [_job(row) for row in conn.execute(stmt).mappings()]
+            return [job_from_row(row) for row in conn.execute(stmt).mappings()]
 
     def pulls_verified_at(self, repo: str, head_sha: str) -> list[int]:
         """The pull requests of ``repo`` with a verification job of ``head_sha``."""

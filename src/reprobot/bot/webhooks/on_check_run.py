@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from reprobot.bot.github.events import CheckRunEvent
 from reprobot.bot.render.pull import CHECK_NAME
-from reprobot.bot.store.ledger import JobRequest, verify_key
+from reprobot.bot.store.jobs import JobRequest, verify_key
 
 if TYPE_CHECKING:
     from reprobot.bot.webhooks.route_context import RouteContext

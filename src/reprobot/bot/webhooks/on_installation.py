@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reprobot.bot.github.events import InstallationEvent, InstallationRepositoriesEvent
-from reprobot.bot.store.ledger import JobRequest
+from reprobot.bot.store.jobs import JobRequest
 
 if TYPE_CHECKING:
     from reprobot.bot.webhooks.route_context import RouteContext

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from reprobot.bot.github.events import IssueCommentEvent
 from reprobot.bot.github.linked_issues import parse_command
-from reprobot.bot.store.ledger import JobRequest, reproduce_key, verify_key
+from reprobot.bot.store.jobs import JobRequest, reproduce_key, verify_key
 
 if TYPE_CHECKING:
     from reprobot.bot.webhooks.route_context import RouteContext

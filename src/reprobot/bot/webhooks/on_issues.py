@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reprobot.bot.github.events import IssuesEvent
-from reprobot.bot.store.ledger import JobRequest, reproduce_key
+from reprobot.bot.store.jobs import JobRequest, reproduce_key
 
 if TYPE_CHECKING:
     from reprobot.bot.webhooks.route_context import RouteContext

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reprobot.bot.github.events import PullRequestEvent
-from reprobot.bot.store.ledger import JobRequest, verify_key
+from reprobot.bot.store.jobs import JobRequest, verify_key
 
 if TYPE_CHECKING:
     from reprobot.bot.webhooks.route_context import RouteContext

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from reprobot.bot.errors import BotError
 from reprobot.bot.github.events import EVENT_VIEWS, Event
-from reprobot.bot.store.ledger import JobRequest
+from reprobot.bot.store.jobs import JobRequest
 from reprobot.bot.webhooks import (
     on_check_run,
     on_installation,
