@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 from rich.console import Console
 from rich.table import Table
 
@@ -51,7 +52,9 @@ def example_repo(root: Path) -> Path:
     return dest
 
 
-def one_round(root: Path, source: Path, workers: int, issues: int) -> dict[str, Any]:
+def one_round(
+    root: Path, source: Path, workers: int, issues: int, metrics_out: Path | None = None
+) -> dict[str, Any]:
     (root / "app").mkdir(parents=True, exist_ok=True)
     pg_root = Path(tempfile.mkdtemp(prefix="reprobot-scale-pg-"))
     with PostgresServer(pg_root) as postgres, RedisServer(root / "redis") as redis_server:
@@ -96,6 +99,8 @@ def one_round(root: Path, source: Path, workers: int, issues: int) -> dict[str, 
                 abort=app.broken,
             )
             verify_s = time.monotonic() - started
+            if metrics_out is not None:
+                metrics_out.write_text(httpx.get(f"{app.url}/metrics", timeout=10).text)
         finally:
             app.close()
     shutil.rmtree(pg_root, ignore_errors=True)
@@ -114,6 +119,9 @@ def main() -> int:
     parser.add_argument("--issues", type=int, default=6)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--metrics", type=Path, default=None, help="write the App's /metrics after the last round"
+    )
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="reprobot-scale-") as tmp:
@@ -123,8 +131,10 @@ def main() -> int:
         snapshot = RepoSnapshot.from_git(source, "HEAD", REPO)
         spec = EnvSpec(python="3.11", install="python -m pip install -e '.[test]'")
         ensure_environment(connect(), spec, snapshot, Settings(cache_dir=root / "cache"))
-        for n in args.workers:
-            results.append(one_round(root / f"workers-{n}", source, n, args.issues))
+        for i, n in enumerate(args.workers):
+            last = i == len(args.workers) - 1
+            metrics = args.metrics if last else None
+            results.append(one_round(root / f"workers-{n}", source, n, args.issues, metrics))
     if args.json:
         print(json.dumps(results))
         return 0
