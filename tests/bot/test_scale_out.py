@@ -19,7 +19,7 @@ from reprobot.validation.env.env_image import EnvImage
 from tests.support.app_harness import REPO, AppHarness
 from tests.support.example_patches import FIX
 from tests.support.repos import EXAMPLE
-from tests.support.servers import PostgresServer, RedisServer
+from tests.support.servers import PostgresServer, RedisServer, free_port
 
 pytestmark = pytest.mark.docker
 
@@ -69,7 +69,8 @@ def _deliver_twice(app: AppHarness, event: str, payloads: dict[int, dict[str, ob
 
 def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
     app = stack
-    workers = [app.worker() for _ in range(3)]
+    ports = [free_port() for _ in range(3)]
+    workers = [app.worker(metrics_port=port) for port in ports]
     _deliver_twice(app, "issues", {n: app.open_issue(n, ISSUE_TITLE, ISSUE_BODY) for n in ISSUES})
 
     # Kill the first worker as soon as it holds a job.
@@ -144,3 +145,16 @@ def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
     assert 'reprobot_jobs{kind="reproduce",state="done"} 20.0' in metrics
     assert 'reprobot_jobs{kind="verify",state="done"} 5.0' in metrics
     assert "reprobot_queue_depth 0.0" in metrics
+    # The surviving workers' own metrics: between them, every job but the one the killed
+    # worker began, their sandbox runs and their GitHub requests.
+    done = 0.0
+    for port in ports[1:]:
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+        done += sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("reprobot_job_duration_seconds_count{") and 'outcome="done"' in line
+        )
+        assert "reprobot_sandbox_run_duration_seconds_count" in text
+        assert 'reprobot_github_requests_total{method="POST",status="201"}' in text
+    assert done >= len(ISSUES) + len(PULLS) - 1

@@ -171,8 +171,12 @@ class AppHarness:
         """``wait_for`` that gives up as soon as the App is ``broken``."""
         return wait_for(what, probe, timeout, abort=self.broken)
 
-    def worker(self) -> subprocess.Popen[bytes]:
-        return self._spawn(["worker", "--threads", "1"], "worker.log")
+    def worker(self, metrics_port: int | None = None) -> subprocess.Popen[bytes]:
+        """A ``reprobot worker`` process; with ``metrics_port`` it serves its own metrics."""
+        args = ["worker", "--threads", "1"]
+        if metrics_port is not None:
+            args += ["--metrics-port", str(metrics_port)]
+        return self._spawn(args, "worker.log")
 
     def _healthy(self) -> bool:
         try:
