@@ -42,7 +42,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -70,6 +69,7 @@ if str(ROOT) not in sys.path:
 
 from tests.support import webhooks  # noqa: E402
 from tests.support.github_server import make_app_key  # noqa: E402
+from tests.support.servers import free_port  # noqa: E402
 
 SECRET = "webhook benchmark secret"
 WRONG_SECRET = "not the webhook secret"
@@ -105,12 +105,6 @@ class Answer:
     seconds: float
     content: dict[str, Any] = field(default_factory=dict)
     error: str = ""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def signed(event: str, data: dict[str, Any], secret: str = SECRET) -> Delivery:

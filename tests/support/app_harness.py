@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from reprobot.settings import Settings
 from tests.support import webhooks
 from tests.support.github_server import GitHubServer, make_app_key, make_bare_repo
 from tests.support.repos import commit_files, git
+from tests.support.servers import free_port
 
 SECRET = "e2e webhook secret"
 APP_ID = 4242
@@ -38,12 +38,6 @@ labels:
   reproduced: reproduced
   verified: fix-verified
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(

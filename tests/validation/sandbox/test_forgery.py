@@ -145,21 +145,6 @@ def pytest_configure(config):
 """
 
 
-def test_a_deleted_report_is_an_error_with_its_cause(
-    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
-) -> None:
-    snapshot = tiny_snapshot(
-        {
-            "tests/conftest.py": DELETING_CONFTEST,
-            "tests/test_forge.py": "def test_the_bug_is_still_there():\n    assert False\n",
-        }
-    )
-    run = attack(docker_client, tiny_env, snapshot, [FAILING], LIMITS).run
-    assert run.error is not None
-    assert run.error.startswith("pytest wrote no report")
-    assert run.outcomes == {FAILING: Outcome.MISSING}
-
-
 TAMPERING_CONFTEST = """\
 import os
 
@@ -169,21 +154,6 @@ def pytest_configure(config):
     if fd >= 0:
         os.write(fd, b'{"collected": ["tests/test_forge.py::test_the_bug_is_still_there"]}\\n')
 """
-
-
-def test_a_tampered_report_channel_is_an_error(
-    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
-) -> None:
-    snapshot = tiny_snapshot(
-        {
-            "tests/conftest.py": TAMPERING_CONFTEST,
-            "tests/test_forge.py": "def test_the_bug_is_still_there():\n    assert False\n",
-        }
-    )
-    run = attack(docker_client, tiny_env, snapshot, [FAILING], LIMITS).run
-    assert run.error is not None
-    assert "pytest's report cannot be trusted" in run.error
-    assert run.outcomes == {FAILING: Outcome.MISSING}
 
 
 # It can feed pytest's JUnit writer a test that never ran; the host sees it was never collected.
@@ -207,18 +177,30 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_a_report_naming_tests_pytest_never_collected_is_an_error(
-    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+@pytest.mark.parametrize(
+    ("conftest", "error"),
+    [
+        (DELETING_CONFTEST, "pytest wrote no report"),
+        (TAMPERING_CONFTEST, "pytest's report cannot be trusted"),
+        (INVENTED_TESTS_CONFTEST, "never collected, e.g. tests/test_forge.py::test_invented"),
+    ],
+    ids=["deleted-report", "tampered-channel", "invented-test"],
+)
+def test_what_a_conftest_does_to_the_report_is_an_error_with_its_cause(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Snap,
+    conftest: str,
+    error: str,
 ) -> None:
     snapshot = tiny_snapshot(
         {
-            "tests/conftest.py": INVENTED_TESTS_CONFTEST,
+            "tests/conftest.py": conftest,
             "tests/test_forge.py": "def test_the_bug_is_still_there():\n    assert False\n",
         }
     )
     run = attack(docker_client, tiny_env, snapshot, [FAILING], LIMITS).run
-    assert run.error is not None
-    assert "never collected, e.g. tests/test_forge.py::test_invented" in run.error
+    assert run.error is not None and error in run.error, run.error
     assert run.outcomes == {FAILING: Outcome.MISSING}
 
 
