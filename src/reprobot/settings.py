@@ -81,8 +81,8 @@ class Settings(BaseSettings):
     queue_url: str = ""
     # Workers inside ``reprobot serve`` (0: run ``reprobot worker`` separately).
     embedded_workers: int = 1
-    # Threads that record deliveries at once (the store serialises its writers anyway).
-    webhook_threads: int = 4
+    # Most deliveries the webhook records in one transaction (group commit under load).
+    webhook_batch: int = Field(default=64, ge=1, le=1000)
     # A job's lease (renewed while it runs), how often the reaper looks for expired leases and
     # lost enqueues, and how many attempts a job gets before it is marked failed.
     job_lease_s: float = 120.0

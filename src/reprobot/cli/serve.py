@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 from typing import Any
 
@@ -79,7 +80,20 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         ctx.close()
 
     app = create_app(ctx, on_startup=start, on_shutdown=stop)
-    uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
+    # What start-up built lives as long as the process: out of the collector's sight, a full
+    # collection no longer walks it, which under load paused every request for 100 ms and more.
+    gc.freeze()
+    # asyncio's own loop, not uvloop: as fast for this server, and fair under load (uvloop kept
+    # a few connections waiting ten times the median; benchmarks/webhook_wrk.py shows the tail).
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        access_log=False,
+        loop="asyncio",
+        http="httptools",
+    )
     return 0
 
 

@@ -6,7 +6,7 @@ and duplicate events land on the same row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -71,6 +71,18 @@ class Job:
     enqueued_at: datetime | None
     revivals: int = 0
     retry_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A verified webhook delivery as the ledger records it: its id, what it was about, and the
+    jobs it asks for."""
+
+    delivery_id: str
+    event: str
+    action: str | None
+    repo: str | None
+    requests: Sequence[JobRequest]
 
 
 @dataclass(frozen=True)

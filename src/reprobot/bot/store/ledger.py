@@ -13,13 +13,14 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Engine, and_, func, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, bindparam, func, or_, select, text, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from reprobot.bot.store.engine import insert_ignore
 from reprobot.bot.store.jobs import (
     FINISHED_STATES,
     LIVE_STATES,
+    Delivery,
     DeliveryOutcome,
     Job,
     JobRequest,
@@ -51,6 +52,16 @@ def _lease_expired(now: datetime, grace: timedelta | None = None) -> ColumnEleme
     if grace is None:
         return expired
     return or_(expired, JobRow.updated_at < now - grace)
+
+
+# The webhook's hot path, built once: building a statement costs more than running it.
+_DELIVERY_JOBS = select(DeliveryRow.job_ids).where(DeliveryRow.delivery_id == bindparam("d"))
+_SET_DELIVERY_JOBS = (
+    update(DeliveryRow)
+    .where(DeliveryRow.delivery_id == bindparam("d"))
+    .values(job_ids=bindparam("ids", type_=DeliveryRow.__table__.c.job_ids.type))
+)
+_JOB_BY_KEY = select(JobRow.id, JobRow.state).where(JobRow.key == bindparam("key"))
 
 
 def _pr_lock_id(repo: str, number: int) -> int:
@@ -87,65 +98,75 @@ class Ledger:
         requests: Sequence[JobRequest],
         enqueue: bool = False,
     ) -> DeliveryOutcome:
-        """Record a delivery and the jobs it asks for, in one transaction.
+        """Record one delivery and the jobs it asks for, in one transaction: see
+        ``record_deliveries``."""
+        delivery = Delivery(delivery_id, event, action, repo, requests)
+        return self.record_deliveries([delivery], enqueue=enqueue)[0]
 
-        With ``enqueue`` the jobs it makes runnable are marked as handed to the queue in that
+    def record_deliveries(
+        self, deliveries: Sequence[Delivery], enqueue: bool = False
+    ) -> list[DeliveryOutcome]:
+        """Record deliveries and the jobs they ask for, all in one transaction, in order; one
+        outcome each.
+
+        With ``enqueue`` the jobs they make runnable are marked as handed to the queue in that
         same transaction; the caller then enqueues them, and calls ``enqueue_failed`` for any
         it could not (the reaper then lists it again at once).
 
-        A delivery id seen before returns ``new=False`` with the jobs stored for it; of those,
-        only jobs that ended failed are queued again (GitHub's "Redeliver"). Otherwise each
-        request lands on the job with its key: a missing job is created queued; a queued or
-        running one is left alone (a duplicate event); a failed one is queued again; another
-        finished one is reset to queued only when ``request.rerun``. A verification job created
-        or reset here supersedes every other queued or running verification of the same PR.
-        ``to_enqueue`` lists exactly the jobs this call made runnable.
+        A delivery id seen before (also earlier in the same call) gives ``new=False`` with the
+        jobs stored for it; of those, only jobs that ended failed are queued again (GitHub's
+        "Redeliver"). Otherwise each request lands on the job with its key: a missing job is
+        created queued; a queued or running one is left alone (a duplicate event); a failed one
+        is queued again; another finished one is reset to queued only when ``request.rerun``. A
+        verification job created or reset here supersedes every other queued or running
+        verification of the same PR. ``to_enqueue`` lists exactly the jobs each delivery made
+        runnable.
         """
         now = self._now()
         with self._engine.begin() as conn:
-            self._lock_prs(conn, requests)
-            inserted = insert_ignore(
-                conn,
-                DeliveryRow,
-                {
-                    "delivery_id": delivery_id,
-                    "event": event,
-                    "action": action,
-                    "repo": repo,
-                    "received_at": now,
-                    "job_ids": [],
-                },
-            )
-            if not inserted:
-                stored = conn.execute(
-                    select(DeliveryRow.job_ids).where(DeliveryRow.delivery_id == delivery_id)
-                ).scalar_one()
-                known = [int(i) for i in stored or ()]
-                # GitHub's "Redeliver" of a delivery whose job failed: run that job again.
-                revived = [i for i in known if self._revive_failed(conn, i, now)]
-                if enqueue and revived:
-                    self._mark_enqueued(conn, revived, now)
-                return DeliveryOutcome(new=False, job_ids=tuple(known), to_enqueue=tuple(revived))
+            self._lock_prs(conn, [r for d in deliveries for r in d.requests])
+            return [self._record_in(conn, d, now, enqueue) for d in deliveries]
 
-            job_ids: list[int] = []
-            to_enqueue: list[int] = []
-            for request in requests:
-                job_id, runnable = self._upsertjob_from_row(conn, request, delivery_id, now)
-                if job_id not in job_ids:
-                    job_ids.append(job_id)
-                if runnable:
-                    if job_id not in to_enqueue:
-                        to_enqueue.append(job_id)
-                    if request.kind == "verify":
-                        self._supersede_others(conn, request, job_id, now)
-            if job_ids:
-                conn.execute(
-                    update(DeliveryRow)
-                    .where(DeliveryRow.delivery_id == delivery_id)
-                    .values(job_ids=job_ids)
-                )
-            if enqueue and to_enqueue:
-                self._mark_enqueued(conn, to_enqueue, now)
+    def _record_in(
+        self, conn: Connection, delivery: Delivery, now: datetime, enqueue: bool
+    ) -> DeliveryOutcome:
+        delivery_id = delivery.delivery_id
+        inserted = insert_ignore(
+            conn,
+            DeliveryRow,
+            {
+                "delivery_id": delivery_id,
+                "event": delivery.event,
+                "action": delivery.action,
+                "repo": delivery.repo,
+                "received_at": now,
+                "job_ids": [],
+            },
+        )
+        if not inserted:
+            stored = conn.execute(_DELIVERY_JOBS, {"d": delivery_id}).scalar_one()
+            known = [int(i) for i in stored or ()]
+            # GitHub's "Redeliver" of a delivery whose job failed: run that job again.
+            revived = [i for i in known if self._revive_failed(conn, i, now)]
+            if enqueue and revived:
+                self._mark_enqueued(conn, revived, now)
+            return DeliveryOutcome(new=False, job_ids=tuple(known), to_enqueue=tuple(revived))
+
+        job_ids: list[int] = []
+        to_enqueue: list[int] = []
+        for request in delivery.requests:
+            job_id, runnable = self._upsertjob_from_row(conn, request, delivery_id, now)
+            if job_id not in job_ids:
+                job_ids.append(job_id)
+            if runnable:
+                if job_id not in to_enqueue:
+                    to_enqueue.append(job_id)
+                if request.kind == "verify":
+                    self._supersede_others(conn, request, job_id, now)
+        if job_ids:
+            conn.execute(_SET_DELIVERY_JOBS, {"d": delivery_id, "ids": job_ids})
+        if enqueue and to_enqueue:
+            self._mark_enqueued(conn, to_enqueue, now)
         return DeliveryOutcome(new=True, job_ids=tuple(job_ids), to_enqueue=tuple(to_enqueue))
 
     @staticmethod
@@ -193,9 +214,7 @@ class Ledger:
         )
         if created_id is not None:
             return int(created_id), True
-        job_id, state = conn.execute(
-            select(JobRow.id, JobRow.state).where(JobRow.key == request.key)
-        ).one()
+        job_id, state = conn.execute(_JOB_BY_KEY, {"key": request.key}).one()
         # A failed job runs again for any new delivery of its event; a finished one only when
         # asked to (a command, "Re-run").
         if state in LIVE_STATES or not (request.rerun or state == "failed"):
