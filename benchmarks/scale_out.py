@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
 from tests.support.app_harness import REPO, AppHarness, wait_for  # noqa: E402
 from tests.support.example_patches import FIX  # noqa: E402
 from tests.support.repos import EXAMPLE, make_repo  # noqa: E402
-from tests.support.servers import PostgresServer, RedisServer  # noqa: E402
+from tests.support.servers import PostgresServer, RedisServer, free_port  # noqa: E402
 
 from reprobot.settings import Settings  # noqa: E402
 from reprobot.validation.env.env_image import ensure_environment  # noqa: E402
@@ -67,8 +67,9 @@ def one_round(
         )
         try:
             app.serve(workers=0)
-            for _ in range(workers):
-                app.worker()
+            metrics_ports = [free_port() for _ in range(workers)]
+            for port in metrics_ports:
+                app.worker(metrics_port=port)
             numbers = list(range(1, issues + 1))
             payloads = {n: app.open_issue(n, TITLE, BODY) for n in numbers}
             started = time.monotonic()
@@ -100,7 +101,14 @@ def one_round(
             )
             verify_s = time.monotonic() - started
             if metrics_out is not None:
-                metrics_out.write_text(httpx.get(f"{app.url}/metrics", timeout=10).text)
+                parts = [
+                    f"# the App ({app.url}/metrics)\n"
+                    + httpx.get(f"{app.url}/metrics", timeout=10).text
+                ]
+                for k, port in enumerate(metrics_ports, 1):
+                    url = f"http://127.0.0.1:{port}/metrics"
+                    parts.append(f"# worker {k} ({url})\n" + httpx.get(url, timeout=10).text)
+                metrics_out.write_text("\n".join(parts))
         finally:
             app.close()
     shutil.rmtree(pg_root, ignore_errors=True)
@@ -120,7 +128,10 @@ def main() -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
-        "--metrics", type=Path, default=None, help="write the App's /metrics after the last round"
+        "--metrics",
+        type=Path,
+        default=None,
+        help="write the /metrics of the App and of each worker after the last round",
     )
     args = parser.parse_args()
     results = []
