@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import docker
@@ -11,6 +11,7 @@ import docker
 from reprobot.progress import SILENT, Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
+from reprobot.validation.results.oracles import Oracle, OracleKind, module_oracles, oracle_of
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
@@ -26,7 +27,9 @@ from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.snapshot import RepoSnapshot
 
-Status = Literal["verified", "not_verified", "inconclusive"]
+# "weak": every test that goes from fail to pass only checks that a reported wrong value is gone
+# (see results/oracles.py), so a fix returning another wrong value would pass as well.
+Status = Literal["verified", "weak", "not_verified", "inconclusive"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,11 @@ class Verdict:
     # Files the fix changes that run code, or set options, inside the test process before the
     # tests run (conftest.py, pytest's configuration, plugins, sitecustomize, .pth files).
     harness_changes: tuple[str, ...] = ()
+    # What each graded test checks, when its source could be read.
+    oracles: Mapping[str, Oracle] = field(default_factory=dict)
+
+    def oracle(self, test_id: str) -> Oracle | None:
+        return oracle_of(test_id, self.oracles)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -64,6 +72,11 @@ class Verdict:
             "counts": self.counts(),
             "reasons": list(self.reasons),
             "harness_changes": list(self.harness_changes),
+            "oracles": {
+                k: o.to_json()
+                for k in sorted(self.transitions)
+                if (o := self.oracle(k)) is not None
+            },
             "base": self.base_sha,
             "head": self.head_sha,
             "before": _run_json(self.before),
@@ -99,8 +112,10 @@ def grade(
     head_sha: str | None,
     test_ids: Sequence[str] | None = None,
     harness: Sequence[str] = (),
+    oracles: Mapping[str, Oracle] | None = None,
 ) -> Verdict:
-    """Turn the two runs into a verdict (pure: no Docker, no git)."""
+    """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
+    what it checks), a success whose fail-to-pass tests all have weak oracles is "weak"."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
     # A module that failed to collect on one side only shows up as its file id; keep test ids.
     if test_ids is None:
@@ -116,8 +131,16 @@ def grade(
     elif not graded:
         status = "inconclusive"
         reasons.append("the tests reported no outcome")
+    elif not success:
+        status = "not_verified"
+    elif _rests_on_weak_oracles(graded, oracles or {}):
+        status = "weak"
+        reasons.append(
+            "the tests that go from fail to pass only check that the reported wrong value is "
+            "gone, not that the result is right"
+        )
     else:
-        status = "verified" if success else "not_verified"
+        status = "verified"
     return Verdict(
         status=status,
         success=success and status == "verified",
@@ -130,7 +153,13 @@ def grade(
         fix=fix,
         reasons=tuple(reasons),
         harness_changes=tuple(harness),
+        oracles=dict(oracles or {}),
     )
+
+
+def _rests_on_weak_oracles(graded: Mapping[str, Transition], oracles: Mapping[str, Oracle]) -> bool:
+    fixed = [oracle_of(t, oracles) for t, tr in graded.items() if tr.fail_to_pass]
+    return bool(fixed) and all(o is not None and o.kind is OracleKind.WEAK for o in fixed)
 
 
 def verify(
@@ -185,7 +214,22 @@ def verify(
         head.sha if head else None,
         test_ids,
         harness,
+        read_oracles(base, tests),
     )
+
+
+def read_oracles(base: RepoSnapshot, tests: Patch) -> dict[str, Oracle]:
+    """What each test of ``tests``' modules checks, read from the modules as patched."""
+    paths = test_modules(tests)
+    try:
+        sources = patched_sources(base, [tests], paths)
+    except SnapshotError:
+        return {}
+    out: dict[str, Oracle] = {}
+    for path, data in sources.items():
+        if data is not None:
+            out.update(module_oracles(path, data.decode("utf-8", "replace")))
+    return out
 
 
 def _told(progress: Progress, side: str, run: TestRun) -> None:

@@ -28,6 +28,12 @@ def _headline(verdict: Verdict) -> str:
         if fixed == 1:
             return "### ✅ Verified: 1 reproducing test fails before this change and passes with it"
         return f"### ✅ Verified: {fixed} reproducing tests fail before this change, pass with it"
+    if verdict.status == "weak":
+        tests = "test passes" if fixed == 1 else f"{fixed} tests pass"
+        return (
+            f"### ⚠️ Not verified: the reproducing {tests} with this change, but only check"
+            f"{'s' if fixed == 1 else ''} that the reported wrong value is gone"
+        )
     if verdict.status == "not_verified":
         failing = sum(1 for t in verdict.transitions.values() if t.fails_after)
         if fixed == 0:
@@ -60,8 +66,18 @@ def _coverage_line(verdict: Verdict) -> str:
     return text
 
 
-def _test_list(items: list[Transition]) -> str:
-    shown = [f"- {inline_code(t.test_id)}" for t in items[:_MAX_LISTED]]
+def _test_list(items: list[Transition], verdict: Verdict | None = None) -> str:
+    """The tests, each with what it checks when ``verdict`` knows."""
+
+    def line(t: Transition) -> str:
+        oracle = verdict.oracle(t.test_id) if verdict else None
+        what = ""
+        if oracle:
+            code = f" {inline_code(oracle.assertion)}" if oracle.assertion else ""
+            what = f" ({oracle.checks}{code})"
+        return f"- {inline_code(t.test_id)}{what}"
+
+    shown = [line(t) for t in items[:_MAX_LISTED]]
     if len(items) > _MAX_LISTED:
         shown.append(f"- … and {len(items) - _MAX_LISTED} more")
     return "\n".join(shown)
@@ -92,12 +108,11 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
         parts.append("")
     fixed = [t for t in verdict.transitions.values() if t.fail_to_pass]
     failing = [t for t in verdict.transitions.values() if t.fails_after]
-    for label, chosen in (
-        ("Reproducing tests fixed by this change", fixed),
-        ("Tests failing with this change", failing),
-    ):
-        if chosen:
-            parts += [f"**{label}:**", _test_list(chosen), ""]
+    if fixed:
+        parts += ["**Reproducing tests fixed by this change, and what each checks:**"]
+        parts += [_test_list(fixed, verdict), ""]
+    if failing:
+        parts += ["**Tests failing with this change:**", _test_list(failing), ""]
     parts += [_coverage_line(verdict), ""]
     details = [
         "<details><summary>Details</summary>",

@@ -34,6 +34,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_expected,
     assert_not_shown,
     module_text,
+    needs_pytest,
     slug,
 )
 from reprobot.generation.drafts import Draft
@@ -274,6 +275,8 @@ def draft_from_issue(
                     f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
                 )
             )
+        if needs_pytest(source.body) and "import pytest" not in imports:
+            imports.insert(0, "import pytest")
         params = "tmp_path" if source.wants_tmp_path else ""
         text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
         key = re.sub(r"\s+", " ", text)

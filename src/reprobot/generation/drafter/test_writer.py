@@ -6,12 +6,15 @@ text of the issue can break out of the test it is quoted in.
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from collections.abc import Sequence
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _MAX_SLUG_WORDS = 6
+# NumPy's repr of an array: array([1, 2]) or array([1., 2.]) (dtype and all).
+_ARRAY = re.compile(r"(?:np\.|numpy\.)?array\((\[.*\])(?:,\s*dtype=[\w.]+)?\)", re.S)
 _STOP = frozenset(
     {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "with"}
     | {"when", "does", "not", "no", "can", "cannot", "should", "it", "its", "by", "from", "as"}
@@ -70,11 +73,51 @@ def assert_not_shown(expression: str, shown: str, setup: Sequence[str] = ()) -> 
     return "\n".join(lines)
 
 
+def _literal(text: str) -> tuple[bool, object]:
+    """(True, value) when ``text`` is a Python literal; never runs code."""
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _approximate(value: object) -> bool:
+    """Whether ``value`` is compared with a tolerance: a float, or a flat list, tuple or dict of
+    numbers with a float among them (what ``pytest.approx`` takes)."""
+    if isinstance(value, float):
+        return True
+    items = list(value.values()) if isinstance(value, dict) else value
+    if not isinstance(items, list | tuple) or not items:
+        return False
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in items)
+    return numbers and any(isinstance(v, float) for v in items)
+
+
+def expected_assertion(expected: str) -> str:
+    """``assert`` that ``result`` is the value the issue states, compared by its kind: numbers
+    numerically (a tolerance for floats only), containers structurally (a NumPy array as its
+    list), None by identity, strings exactly; the printed form (``str`` or ``repr``) only when
+    the text is not a literal."""
+    message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
+    subject = "result"
+    text = expected
+    if array := _ARRAY.fullmatch(expected):
+        subject, text = "getattr(result, 'tolist', lambda: result)()", array.group(1)
+    ok, value = _literal(text)
+    if not ok:
+        return f"assert {expected!r} in (str(result), repr(result)), {message}"
+    if value is None:
+        return f"assert result is None, {message}"
+    if _approximate(value):
+        return f"assert {subject} == pytest.approx({value!r}), {message}"
+    return f"assert {subject} == {value!r}, {message}"
+
+
 def assert_expected(expression: str, expected: str, setup: Sequence[str] = ()) -> str:
     """Run ``setup``, evaluate ``expression`` and require the value the issue expects."""
-    lines = [*setup, f"result = {expression}"]
-    lines.append(
-        "assert " + f"{expected!r} in (str(result), repr(result)), "
-        f"'expected ' + {expected!r} + ', got ' + repr(result)"
-    )
-    return "\n".join(lines)
+    return "\n".join([*setup, f"result = {expression}", expected_assertion(expected)])
+
+
+def needs_pytest(body: str) -> bool:
+    """Whether a body written here uses ``pytest`` (its module must import it)."""
+    return "pytest.approx(" in body

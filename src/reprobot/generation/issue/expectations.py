@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,7 +51,8 @@ _OUTCOME_VERB = re.compile(
     r"|emitted|renders?|rendered|displays?|displayed|contains?|contained|has|had"
     r"|(?:crash|fail|error|exit)(?:s|es|ed)?[ \t]+with)\b"
 )
-_SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead)[ \t]+")
+# "instead of" is not a split: "expected X instead of Y" names Y after it.
+_SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead(?![ \t]+of\b))[ \t]+")
 _VERBS = frozenset(
     {"returns", "return", "returned", "gives", "give", "gave", "raises", "raise", "raised"}
     | {"throws", "throw", "threw", "prints", "print", "printed", "outputs", "output", "shows"}
@@ -219,6 +221,9 @@ def _inline(line: str) -> Iterator[Expectation]:
             actual = _after_verb(line[but + 5 : stop])
             if _sane(expected, actual):
                 yield Expectation(expected, actual, line[begin:stop].strip())
+        elif _starts(low, at):
+            # "should be 2.5 instead of 3", "should return `2.5`."
+            yield from _stated(line, low, at + 7, begin, stop)
         at = low.find("should ", at + 7)
     at = low.find("expect")
     while at >= 0:
@@ -235,7 +240,52 @@ def _inline(line: str) -> Iterator[Expectation]:
             actual = _after_verb(line[split.end() : stop])
             if _sane(expected, actual):
                 yield Expectation(expected, actual, line[begin:stop].strip())
+        elif low[past : past + 1] == " " and after not in _QUALIFIERS and _starts(low, at):
+            # "Expected 2.5 instead of 3.", "I expected `2.5`."
+            yield from _stated(line, low, past, begin, stop, to_be=True)
         at = low.find("expect", past)
+
+
+def _value_like(text: str) -> bool:
+    """Whether ``text`` reads as a value rather than as words: one code span, or a literal."""
+    text = text.strip().rstrip(".")
+    if not text or len(text) > 120:
+        return False
+    if len(text) > 2 and text[0] == text[-1] == "`" and text.count("`") == 2:
+        return True
+    try:
+        ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _stated(
+    line: str, low: str, past: int, begin: int, stop: int, to_be: bool = False
+) -> Iterator[Expectation]:
+    """An expected value stated without "but": "X instead of Y" (X expected, Y what happened)
+    or a value alone. Only values count here (a code span or a literal), never words: "should
+    be fixed" states no value."""
+    for word in (" instead of ", " rather than "):
+        at = low.find(word, past, stop)
+        if at >= 0:
+            expected = _expected_object(line[past:at], to_be)
+            actual = _drop_words(line[at + len(word) : stop].strip(" ,:"), _ING, 1)
+            if _value_like(expected) and _value_like(actual):
+                yield Expectation(expected.strip(), actual.strip(), line[begin:stop].strip())
+            return
+    expected = _expected_object(line[past:stop], to_be)
+    if _value_like(expected):
+        yield Expectation(expected.strip().rstrip("."), None, line[begin:stop].strip())
+
+
+def _expected_object(text: str, to_be: bool) -> str:
+    """The value in "be 2.5", "return `2.5`", or (after "expected") "the result to be 2.5"."""
+    text = text.strip(" ,:")
+    if to_be:
+        _, to, rest = f" {text}".partition(" to ")
+        return _after_should(rest) if to else text
+    return _after_should(text)
 
 
 def _starts(low: str, at: int) -> bool:

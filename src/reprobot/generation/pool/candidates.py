@@ -20,11 +20,13 @@ from reprobot.generation.drafts import Draft, Feedback, RunDraft, Verdict
 from reprobot.generation.pool.failure_match import IssueReason, Judgement, judge_run
 from reprobot.progress import SILENT, Progress, elapsed
 from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.results.oracles import STRENGTH, Oracle, oracle_of
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import read_oracles
 
 log = structlog.get_logger(__name__)
 
@@ -41,6 +43,12 @@ class Candidate:
     excerpt: str = ""
     # The full failure (or the collection log) of the run, for execution feedback only.
     detail: str = ""
+    # What its failing tests check (the strongest of them), when their source could be read.
+    oracle: Oracle | None = None
+
+    @property
+    def strength(self) -> int:
+        return STRENGTH[self.oracle.kind] if self.oracle else -1
 
     @property
     def reproduces(self) -> bool:
@@ -55,6 +63,9 @@ class Candidate:
             "failing_tests": list(self.failing_tests),
             "relevance": round(self.relevance, 3),
             "failure": self.excerpt,
+            "oracle": self.oracle.to_json() if self.oracle else None,
+            # The drafted test itself, rejected or not, so that every reason can be checked.
+            "test_patch": self.draft.patch.diff,
         }
 
 
@@ -116,7 +127,16 @@ class Validator:
             judgement.relevance,
             judgement.excerpt,
             _detail(run, draft.test_files),
+            self._oracle(draft, judgement.failing_tests),
         )
+
+    def _oracle(self, draft: Draft, failing: Sequence[str]) -> Oracle | None:
+        """The strongest oracle among the draft's failing tests."""
+        if not failing:
+            return None
+        oracles = read_oracles(self.snapshot, draft.patch)
+        found = [o for t in failing if (o := oracle_of(t, oracles))]
+        return max(found, key=lambda o: STRENGTH[o.kind]) if found else None
 
     def validate(self, drafts: Sequence[Draft]) -> list[Candidate]:
         """One candidate per draft, in the order given."""

@@ -1,6 +1,7 @@
 """Choosing among candidates, as LIBRO and its successors do: keep those failing for the issue's
-reason, rank by how well the failure matches the issue, then by method (a test that checks the
-value the issue expects before one that only runs the reproducer), then prefer the shorter."""
+reason, rank by the strength of what they check (an expected value or exception, then a crash,
+then only that a reported wrong value is gone), then by how well the failure matches the issue,
+then by method, then prefer the shorter."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
     return sorted(
         keep,
         key=lambda c: (
+            -c.strength,
             -round(c.relevance, 3),
             _method_rank(c.draft.method),
             len(c.draft.patch.diff.splitlines()),
