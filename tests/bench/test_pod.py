@@ -271,6 +271,15 @@ def test_judge_verified() -> None:
     )
 
 
+def test_judge_never_calls_correct_on_weak_oracles_alone() -> None:
+    before = {"t::a[1]": "failed", "t::b": "failed"}
+    after = {"t::a[1]": "passed", "t::b": "passed"}
+    weak = judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "weak"})
+    assert not weak.correct and "only check a wrong value is gone" in weak.reason
+    assert judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "expected"}).correct
+    assert judge(before, after, None, APPLIED, {"t::a": "weak"}).correct  # b: unknown
+
+
 def test_judge_names_the_failing_graded_tests() -> None:
     before = {"t::a": "failed", "t::b": "passed"}
     after = {"t::a": "passed", "t::b": "failed"}

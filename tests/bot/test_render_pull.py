@@ -14,6 +14,7 @@ from reprobot.bot.render.pull import (
     PullReport,
     render_pull_report,
 )
+from reprobot.validation.results.oracles import module_oracles
 from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import Verdict, grade
@@ -52,6 +53,18 @@ INCONCLUSIVE = grade(
     HEAD,
 )
 NO_TESTS = OwnTests((), None)
+WEAK_TEST = "def test_a():\n    result = median([1, 2, 3, 4])\n    assert result != 3\n"
+STRONG_TEST = "def test_a():\n    assert median([1, 2, 3, 4]) == 2.5\n"
+WEAK = grade(
+    TestRun(outcomes={"t.py::a": F}),
+    TestRun(outcomes={"t.py::a": P}),
+    Patch(FIX),
+    {},
+    {},
+    BASE,
+    HEAD,
+    oracles={"t.py::a": module_oracles("t.py", WEAK_TEST)["t.py::test_a"]},
+)
 
 
 def _report(
@@ -78,6 +91,9 @@ def _report(
         ([IssueVerdict(1, INCONCLUSIVE), IssueVerdict(2, NOT_VERIFIED)], "failure"),
         ([IssueVerdict(1, VERIFIED), IssueVerdict(2, INCONCLUSIVE)], "neutral"),
         ([IssueVerdict(1, INCONCLUSIVE)], "neutral"),
+        ([IssueVerdict(1, WEAK)], "neutral"),
+        ([IssueVerdict(1, VERIFIED), IssueVerdict(2, WEAK)], "neutral"),
+        ([IssueVerdict(1, WEAK), IssueVerdict(2, NOT_VERIFIED)], "failure"),
         ([IssueVerdict(1, None, "never reproduced")], "neutral"),
         ([], "neutral"),
     ],
@@ -123,6 +139,9 @@ def test_titles() -> None:
     )
     assert _report([IssueVerdict(3, INCONCLUSIVE)]).title == (
         "⚠️ Inconclusive: the tests of #3 gave no verdict"
+    )
+    assert _report([IssueVerdict(3, WEAK)]).title == (
+        "⚠️ Not verified: the tests of #3 only check that the reported wrong value is gone"
     )
     assert _report([IssueVerdict(3, None), IssueVerdict(4, None)]).title == (
         "No reproducing test to run for #3, #4"
@@ -268,3 +287,26 @@ def test_a_fork_that_changes_how_its_tests_run_does_not_earn_the_label_unseen() 
         from_fork=True,
     )
     assert plain.label_allowed and plain.harness_changes == ()
+
+
+def test_a_success_resting_only_on_weak_oracles_is_not_verified_and_says_why() -> None:
+    assert WEAK.status == "weak" and WEAK.success is False
+    report = _report([IssueVerdict(5, WEAK)])
+    assert report.conclusion == "neutral"
+    assert (
+        "### Issue #5: ⚠️ Not verified: the reproducing test passes with this change, but only "
+        "checks that the reported wrong value is gone" in report.comment
+    )
+    assert (
+        "- `t.py::a` (checks only that a value is no longer the one reported "
+        "`median([1, 2, 3, 4]) != 3`)" in report.comment
+    )
+    # One strong test among the fixed ones is enough; unknown oracles never weaken a verdict.
+    strong = module_oracles("t.py", STRONG_TEST)["t.py::test_a"]
+    runs = (
+        TestRun(outcomes={"t.py::a": F, "t.py::b": F}),
+        TestRun(outcomes={"t.py::a": P, "t.py::b": P}),
+    )
+    mixed = {"t.py::a": WEAK.oracles["t.py::a"], "t.py::b": strong}
+    assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles=mixed).status == "verified"
+    assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles={}).status == "verified"

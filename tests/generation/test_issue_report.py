@@ -383,3 +383,28 @@ def test_adversarial_input_is_parsed(body: str) -> None:
         assert isinstance(block.is_python, bool) and isinstance(block.is_output, bool)
     assert isinstance(report.identifiers, tuple) and isinstance(report.mentioned_paths, tuple)
     assert len(report.expectations) <= 50
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Expected `2.5`.", {("`2.5`", None)}),
+        ("I expected 2.5.", {("2.5", None)}),
+        ("Expected 2.5 instead of 3.", {("2.5", "3")}),
+        ("I expected the result to be 2.5 instead of 3", {("2.5", "3")}),
+        ("It should be 2.5 instead of 3.", {("2.5", "3")}),
+        ("It should return `[1, 2]` rather than `[2, 1]`.", {("`[1, 2]`", "`[2, 1]`")}),
+        ("It should return `2.5`.", {("`2.5`", None)}),
+        ("It returns 3 instead of 2.5", {("2.5", "3")}),
+        ("expected 5, instead got 6", {("5", "6")}),
+        # Words are not values: nothing stated.
+        ("This should be fixed.", set()),
+        ("It works as expected.", set()),
+        ("I would expect this to work.", set()),
+        ("It should be fast instead of slow.", set()),
+    ],
+)
+def test_expected_values_in_the_usual_phrasings(
+    body: str, expected: set[tuple[str | None, str | None]]
+) -> None:
+    assert pair(parse(body)) == expected

@@ -15,6 +15,7 @@ from reprobot.generation.drafter.snippets import (
     session_programs,
     shown_value_step,
     split_statements,
+    stated_outcomes,
     stated_returns,
 )
 from reprobot.generation.issue.report import parse_issue
@@ -388,3 +389,30 @@ def test_stated_returns_reads_expected_calls_and_values() -> None:
 )
 def test_stated_returns_ignores_lines_that_state_no_call(line: str) -> None:
     assert stated_returns(parse_issue("t", line)) == []
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "found"),
+    [
+        ("median([7, 8, 9, 10]) is 9", "", [("median([7, 8, 9, 10])", "9", None)]),
+        (
+            "median([7, 8, 9, 10]) returns 9 instead of 8.5",
+            "",
+            [("median([7, 8, 9, 10])", "9", "8.5")],
+        ),
+        ("A bug", "Calling `f([[0, 1], [0, 1]])` gives `3`.", [("f([[0, 1], [0, 1]])", "3", None)]),
+        (
+            "A bug",
+            "So `g(h(x))` yields `[2, 1]` instead of `[1, 2]` here.",
+            [("g(h(x))", "[2, 1]", "[1, 2]")],
+        ),
+        ("A bug", "`f(x)` is `slow`", []),
+        ("A bug", "`f([[0, 1], [0, 1]])` gives `3`", [("f([[0, 1], [0, 1]])", "3", None)]),
+        ("x.sum() is 0 but should be 3", "", [("x.sum()", "0", "3")]),
+        ("Matrix.col_insert() is wrong", "", []),
+        ("f(x) is broken", "", []),
+        ("Bug in foo", "", []),
+    ],
+)
+def test_stated_outcomes(title: str, body: str, found: list[tuple[str, str, str | None]]) -> None:
+    assert stated_outcomes(parse_issue(title, body)) == found

@@ -10,6 +10,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_expected,
     assert_not_shown,
     module_text,
+    needs_pytest,
     slug,
 )
 
@@ -158,3 +159,34 @@ def test_assertion_bodies_quote_values_safely() -> None:
     multi = 'line one\n"""\nline two'
     with pytest.raises(AssertionError):
         run(assert_not_shown(repr(multi), multi))
+
+
+@pytest.mark.parametrize(
+    ("expected", "assertion"),
+    [
+        ("2.5", "assert result == pytest.approx(2.5), "),
+        ("3", "assert result == 3, "),
+        ("[1, 2]", "assert result == [1, 2], "),
+        ("[0.5, 1]", "assert result == pytest.approx([0.5, 1]), "),
+        ("(1, [2.5])", "assert result == (1, [2.5]), "),
+        ("None", "assert result is None, "),
+        ("True", "assert result == True, "),
+        ("'abc'", "assert result == 'abc', "),
+        ('{"a": 1}', "assert result == {'a': 1}, "),
+        ("array([1., 2.])", "assert getattr(result, 'tolist', lambda: result)() == pytest.approx("),
+        ("Matrix([[1, 0]])", "assert 'Matrix([[1, 0]])' in (str(result), repr(result)), "),
+        ("x**2 + 1", "assert 'x**2 + 1' in (str(result), repr(result)), "),
+    ],
+)
+def test_expected_values_are_compared_by_kind(expected: str, assertion: str) -> None:
+    body = assert_expected("f()", expected)
+    assert body.startswith(f"result = f()\n{assertion}")
+    ast.parse(body)
+    assert needs_pytest(body) == ("pytest.approx(" in assertion)
+
+
+def test_expected_text_cannot_escape_its_literal() -> None:
+    hostile = "1')\nimport os; os.system('x')  #"
+    body = assert_expected("f()", hostile)
+    tree = ast.parse(body)
+    assert [type(n).__name__ for n in tree.body] == ["Assign", "Assert"]

@@ -33,11 +33,13 @@ from reprobot.bench.dataset import (
 from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
 from reprobot.bench.swt import prediction_files
+from reprobot.validation.results.oracles import OracleKind
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.results.verdict import is_success, transitions
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
+from reprobot.validation.verify import read_oracles
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,11 @@ def reference(
         "runs": {"R": run_summary(before)},
         "dropped": {},
     }
+    if plan.mapping is None:
+        # Node ids: what each test checks, so a call never rests on weak oracles alone.
+        result["oracles"] = {
+            k: o.kind.value for k, o in read_oracles(prepared.base, plan.tests).items()
+        }
     if plan.mapping is not None and plan.expected is not None:
         golden = run_tests(
             client,
@@ -229,8 +236,10 @@ def judge(
     after: Mapping[str, str],
     graded: Sequence[str] | None,
     result: Mapping[str, Any],
+    oracles: Mapping[str, str] | None = None,
 ) -> Call:
-    """Verified (called correct) when at least one graded test goes F->P and none fails after."""
+    """Verified (called correct) when at least one graded test goes F->P and none fails after,
+    and (with ``oracles``, test id to oracle kind) not every F->P test has a weak oracle."""
     if not result.get("candidate_applied"):
         return Call(False, "the candidate does not apply", {})
     if not result.get("tests_applied"):
@@ -245,6 +254,10 @@ def judge(
     )
     kinds = {k: t.kind for k, t in graded_transitions.items()}
     if is_success(graded_transitions):
+        fixed = [k.split("[", 1)[0] for k, t in graded_transitions.items() if t.fail_to_pass]
+        known = oracles or {}
+        if all(known.get(k) == OracleKind.WEAK.value for k in fixed):
+            return Call(False, "the tests that go F->P only check a wrong value is gone", kinds)
         return Call(True, "verified", kinds)
     failing = sorted(k for k, t in graded_transitions.items() if t.fails_after)
     if failing:

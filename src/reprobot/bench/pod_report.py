@@ -77,7 +77,9 @@ def build(
                 CandidateCall(c.key, c.instance_id, c.system, c.resolved, None, str(problem), {})
             )
             continue
-        call = judge(ref["before"], result["after"], graded_ids(ref, gold), result)
+        call = judge(
+            ref["before"], result["after"], graded_ids(ref, gold), result, ref.get("oracles")
+        )
         calls.append(
             CandidateCall(
                 c.key,

@@ -7,6 +7,7 @@ Variants, each its own test module, all deterministic:
   exception on R, passes once it is gone); ``issue-code-last``: the last such block alone.
 - ``issue-session-raises``: an interactive session up to the statement that raised.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
+  ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
   ``issue-session-expected``: the value the issue states as expected must come back.
 - ``issue-cli``: the files the issue shows, the project's command run on them, and the output
   lines it reports as wrong (absent) or right (present).
@@ -28,6 +29,7 @@ from reprobot.generation.drafter.snippets import (
     raising_step,
     session_programs,
     shown_value_step,
+    stated_outcomes,
     stated_returns,
 )
 from reprobot.generation.drafter.test_writer import (
@@ -214,6 +216,35 @@ def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -
     return out
 
 
+def _expected_for(issue: IssueReport, wrong: str) -> str | None:
+    """The value the issue expects in place of ``wrong``: an expectation with no stated actual
+    value, or with that one."""
+    for expectation in issue.expectations:
+        if not expectation.expected or "\n" in expectation.expected:
+            continue
+        if expectation.actual is None or _squash(expectation.actual.strip("`")) == _squash(wrong):
+            value = expectation.expected.strip().strip("`").strip()
+            if value and len(value) <= _MAX_SHOWN_CHARS:
+                return value
+    return None
+
+
+def _stated_value_sources(programs: list[Program], call: str, value: str) -> list[TestSource]:
+    """ "`f(x)` is `3`" (the issue calls it wrong): the call must no longer give that value, after
+    the reproducer's statements before it. A weak oracle: any other value passes."""
+    note = f"`{call}` must no longer give `{value}`, the value the issue reports"
+    setup: list[str] = []
+    imports: tuple[str, ...] = ()
+    for program in programs[:1]:
+        steps = [s.source for s in program.steps]
+        at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
+        raised = raising_step(program)
+        setup = [s for k, s in enumerate(steps[:at]) if k != raised]
+        imports = program.imports
+    body = assert_not_shown(call, value, setup)
+    return [TestSource("issue-stated-value", imports, body, note)]
+
+
 def test_sources(
     issue: IssueReport, tree: TreeContext
 ) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
@@ -234,6 +265,12 @@ def test_sources(
     returns = stated_returns(issue)
     if returns:
         sources.extend(_expected_return_sources(programs, returns[0]))
+    for call, value, stated in stated_outcomes(issue)[:1]:
+        expected = stated or _expected_for(issue, value)
+        if expected and not returns:
+            sources.extend(_expected_return_sources(programs, (call, expected)))
+        sources.extend(_stated_value_sources(programs, call, value))
+        wrong.append(value)
     case = cli_case(issue, tree.layout, tree.manifests)
     if case is not None:
         imports, body = cli_test_body(case)
@@ -267,7 +304,10 @@ def draft_from_issue(
     seen: set[str] = set()
     taken: list[str] = []
     for source in sources:
-        imports, prelude, unresolved = _resolve(source.imports, [], source.body, tree)
+        wanted = list(source.imports)
+        if needs_pytest(source.body) and "import pytest" not in wanted:
+            wanted.insert(0, "import pytest")
+        imports, prelude, unresolved = _resolve(wanted, [], source.body, tree)
         if unresolved:
             skipped.append(
                 (
@@ -275,8 +315,6 @@ def draft_from_issue(
                     f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
                 )
             )
-        if needs_pytest(source.body) and "import pytest" not in imports:
-            imports.insert(0, "import pytest")
         params = "tmp_path" if source.wants_tmp_path else ""
         text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
         key = re.sub(r"\s+", " ", text)

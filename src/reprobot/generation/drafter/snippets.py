@@ -274,3 +274,58 @@ def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
 
 
 _EXC_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b(?::|$)", re.M)
+
+
+_OUTCOME_VERBS = (
+    r"(?:is|are|returns|returned|gives|gave|yields|evaluates\s+to|equals|results\s+in|==)"
+)
+# "median([7, 8, 9, 10]) is 9", "`f(x)` returns `3` instead of `2.5`" (a title, or a line).
+_STATED_OUTCOME = re.compile(
+    rf"^\s*`?(?P<call>[^`]+?)`?\s+{_OUTCOME_VERBS}\s+`?(?P<value>[^`]+?)`?"
+    r"(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be|not)\s+`?(?P<expected>[^`]+?)`?)?"
+    r"\s*[.!]?\s*$",
+    re.I,
+)
+
+
+_STATED_IN_PROSE = re.compile(
+    rf"`(?P<call>[^`]+)`\s+{_OUTCOME_VERBS}\s+`(?P<value>[^`]+)`"
+    r"(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be)\s+`(?P<expected>[^`]+)`)?",
+    re.I,
+)
+
+
+def _is_call(text: str) -> bool:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(tree.body, ast.Call | ast.Subscript | ast.Attribute | ast.BinOp)
+
+
+def _is_value(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return bool(text) and len(text) <= 200 and not text.replace("_", "").isalpha()
+
+
+def stated_outcomes(issue: IssueReport) -> list[tuple[str, str, str | None]]:
+    """(call, value, expected or None) where the issue states what a call gives: the title
+    "median([7, 8, 9, 10]) is 9", a line "`f(x)` returns `3` instead of `2.5`". The call must
+    parse as a call (or an operation) and the value as an expression that is not a bare word."""
+    found: list[tuple[str, str, str | None]] = []
+    lines = [issue.title, *(line for line in issue.body.split("\n") if line.count("`") >= 4)]
+    for k, line in enumerate(lines[:500]):
+        if len(line) > 300:
+            continue
+        # The title may say it plainly; a line of prose only with both in code spans, anywhere.
+        match = _STATED_OUTCOME.match(line) if k == 0 else _STATED_IN_PROSE.search(line)
+        if not match:
+            continue
+        call, value = match.group("call").strip(), match.group("value").strip()
+        expected = (match.group("expected") or "").strip() or None
+        if _is_call(call) and _is_value(value) and (expected is None or _is_value(expected)):
+            found.append((call, value, expected))
+    return found

@@ -26,6 +26,8 @@ def slug(title: str) -> str:
     """A short identifier from an issue title (``Matrix.col_insert() is wrong`` gives
     ``matrix_col_insert``)."""
     words = [w for w in _SLUG_WORD.findall(title.lower()) if w not in _STOP]
+    # Numbers in a title are mostly an example's data ("median([7, 8, 9, 10]) is 9").
+    words = [w for w in words if not w.isdigit()] or words
     text = "_".join(words[:_MAX_SLUG_WORDS])[:60].strip("_")
     return text if text and not text[0].isdigit() else f"issue_{text}".strip("_")
 

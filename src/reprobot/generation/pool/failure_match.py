@@ -44,6 +44,8 @@ class IssueReason:
     wrong_values: tuple[str, ...]
     frame_functions: tuple[str, ...]
     text_words: frozenset[str]
+    # Values the issue states as expected ("Expected 2.5."), as its words give them.
+    expected_values: tuple[str, ...] = ()
 
 
 def mentioned_exception(issue: IssueReport) -> str | None:
@@ -75,7 +77,22 @@ def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueR
         wrong_values=tuple(dict.fromkeys([*wrong_values, *actuals])),
         frame_functions=tuple(dict.fromkeys(functions)),
         text_words=frozenset(words(issue.title + "\n" + issue.body)),
+        expected_values=tuple(
+            dict.fromkeys(
+                e.expected.strip().strip("`").strip() for e in issue.expectations if e.expected
+            )
+        ),
     )
+
+
+def _reports_value(text: str, lead: str, value: str) -> bool:
+    """Whether an assertion message says ``lead`` and then ``value`` ("expected 2.5, got 3"):
+    a short value such as "3" counts only there, never anywhere in the text."""
+    value = value.strip()
+    if not value or len(value) > 300:
+        return False
+    pattern = rf"\b{lead}\s*'?{re.escape(value)}'?(?![\w.])"
+    return re.search(pattern, text) is not None
 
 
 @dataclass(frozen=True)
@@ -185,6 +202,17 @@ def judge_test(
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
             return Verdict.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+    if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
+        # Reprobot's own assertions say "expected X, got Y": X the issue's expected value, or Y
+        # the wrong value it reports, however short.
+        if any(_reports_value(failure.text, "got", v) for v in reason.wrong_values):
+            return Verdict.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+        if any(_reports_value(failure.text, "expected", v) for v in reason.expected_values):
+            return (
+                Verdict.REPRODUCES,
+                "fails because the value is not the one the issue expects",
+                3.0,
+            )
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
         overlap = len(words(failure.text) & reason.text_words)
         if overlap >= 2:

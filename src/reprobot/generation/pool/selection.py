@@ -14,7 +14,7 @@ from reprobot.generation.pool.candidates import Candidate
 _METHOD_ORDER = (
     "issue-expected-return", "issue-code", "issue-session-raises", "issue-cli",
     "issue-session-expected",
-    "issue-session-value", "issue-code-last", "llm-agent", "llm-zero-shot",
+    "issue-session-value", "issue-stated-value", "issue-code-last", "llm-agent", "llm-zero-shot",
 )  # fmt: skip
 
 

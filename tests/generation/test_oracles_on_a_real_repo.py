@@ -1,0 +1,175 @@
+"""Oracles that reject wrong fixes, end to end: a real project whose ``median`` returns the upper
+middle value of an even-length list, issues stating the bug in the usual phrasings, each
+reproduced in the real sandbox; then the right fix and two wrong ones verified against the chosen
+test. A test resting only on "the reported wrong value is gone" never gives "verified"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.cli.main import main
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.pool.reproduce import reproduce
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.results.oracles import OracleKind
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+from tests.support.repos import TINY_PYPROJECT, make_repo
+
+NAME = "example/stats"
+BUGGY = """def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+"""
+
+
+def _fix(body: str) -> Patch:
+    """A fix of ``median`` as a diff of stats/__init__.py."""
+    old = BUGGY.splitlines()
+    new = ["def median(values):", "    ordered = sorted(values)", *body.splitlines()]
+    lines = [
+        "--- a/stats/__init__.py",
+        "+++ b/stats/__init__.py",
+        f"@@ -1,{len(old)} +1,{len(new)} @@",
+        *(f" {line}" for line in old[:2]),
+        *(f"-{line}" for line in old[2:]),
+        *(f"+{line}" for line in new[2:]),
+    ]
+    return Patch("\n".join(lines) + "\n", name="fix.diff")
+
+
+RIGHT = _fix(
+    "    middle = len(ordered) // 2\n"
+    "    if len(ordered) % 2:\n"
+    "        return ordered[middle]\n"
+    "    return (ordered[middle - 1] + ordered[middle]) / 2"
+)
+# Wrong fixes: the lower middle value, and the old value as a float.
+LOWER = _fix("    return ordered[(len(ordered) - 1) // 2]")
+AS_FLOAT = _fix("    return float(ordered[len(ordered) // 2])")
+
+SESSION = """
+```python
+>>> from stats import median
+>>> median([1, 2, 3, 4])
+3
+```
+"""
+PHRASINGS = {
+    "expected-alone": f"median of an even number of values\n{SESSION}\nExpected `2.5`.\n",
+    "instead-of": f"median of an even number of values\n{SESSION}\nExpected 2.5 instead of 3.\n",
+    "title-and-should": (
+        "median([7, 8, 9, 10]) is 9\n\nThe median of an even-length list takes the upper middle "
+        "value. It should be 8.5.\n"
+    ),
+}
+# Only the wrong value is stated: the drafted test can only check that it is gone.
+WRONG_VALUE_ONLY = (
+    "median([7, 8, 9, 10]) is 9\n\nThe median of an even-length list takes the upper value.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def stats_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(
+        tmp_path_factory.mktemp("stats") / "stats",
+        {
+            "pyproject.toml": TINY_PYPROJECT.replace('"tiny"', '"stats"'),
+            "stats/__init__.py": BUGGY,
+            "tests/__init__.py": "",
+            "tests/test_stats.py": (
+                "from stats import median\n\n\ndef test_odd():\n    assert median([3, 1, 2]) == 2\n"
+            ),
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def stats_env(docker_client: docker.DockerClient, stats_repo: Path, settings: Settings) -> EnvImage:
+    snapshot = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    return ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
+
+
+@pytest.mark.parametrize("phrasing", list(PHRASINGS))
+def test_a_stated_expected_value_rejects_wrong_fixes(
+    phrasing: str,
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    result = reproduce(
+        read_issue(PHRASINGS[phrasing]), base, stats_env, settings, client=docker_client
+    )
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.oracle.kind is OracleKind.EXPECTED, result.to_json()["candidates"]
+    assert "pytest.approx(" in result.chosen.oracle.assertion
+    # Every candidate keeps its drafted test, the rejected ones too.
+    drafted = [c for c in result.to_json()["candidates"] if c["outcome"] != "no-draft"]
+    assert drafted and all(c["test_patch"] for c in drafted)
+    tests = Patch(result.test_patch, name="tests.diff")
+
+    statuses = {
+        name: verify(docker_client, stats_env, base, tests, fix=fix).status
+        for name, fix in (("right", RIGHT), ("lower", LOWER), ("as-float", AS_FLOAT))
+    }
+    assert statuses == {"right": "verified", "lower": "not_verified", "as-float": "not_verified"}
+
+
+def test_a_test_that_only_checks_the_wrong_value_is_gone_never_verifies(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    result = reproduce(
+        read_issue(WRONG_VALUE_ONLY), base, stats_env, settings, client=docker_client
+    )
+    assert result.reproduced
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.oracle.kind is OracleKind.WEAK
+    assert result.chosen.draft.method == "issue-stated-value"
+    tests = Patch(result.test_patch, name="tests.diff")
+
+    # The right fix and a wrong one both pass it: neither is called verified.
+    for fix in (RIGHT, LOWER):
+        verdict = verify(docker_client, stats_env, base, tests, fix=fix)
+        assert verdict.success is False
+        assert verdict.status == "weak"
+        assert any(t.fail_to_pass for t in verdict.transitions.values())
+
+    # The comment says so, and what the test checks.
+    monkeypatch.setenv("REPROBOT_CACHE_DIR", str(settings.cache_dir))
+    (tmp_path / "tests.diff").write_text(result.test_patch)
+    (tmp_path / "fix.diff").write_text(LOWER.diff)
+    (tmp_path / "spec.json").write_text(stats_env.spec.model_dump_json())
+    common = ["--repo", str(stats_repo), "--name", NAME, "--spec", str(tmp_path / "spec.json")]
+    common += ["--base", "HEAD", "--tests", str(tmp_path / "tests.diff")]
+    common += ["--fix", str(tmp_path / "fix.diff")]
+    main(["verify", *common, "--markdown"])
+    out = capsys.readouterr().out
+    markdown = out[out.index("### ") :]  # after the progress lines
+    assert markdown.startswith(
+        "### ⚠️ Not verified: the reproducing test passes with this change, but only checks "
+        "that the reported wrong value is gone"
+    )
+    assert "checks only that a value is no longer the one reported" in markdown
+    assert "median([7, 8, 9, 10])" in markdown
+    main(["verify", *common, "--json"])
+    out = capsys.readouterr().out
+    data = json.loads(out.strip().splitlines()[-1])
+    assert data["status"] == "weak" and data["success"] is False
+    assert {o["kind"] for o in data["oracles"].values()} == {"weak"}
