@@ -408,3 +408,51 @@ def test_expected_values_in_the_usual_phrasings(
     body: str, expected: set[tuple[str | None, str | None]]
 ) -> None:
     assert pair(parse(body)) == expected
+
+
+# --- unfenced code (trackers that lost the markup) ------------------------------------------------
+
+TRAC_STYLE = (
+    "Description\n\t\n"
+    "I am trying to write a field into a response, and the content comes out wrong:\n"
+    "from widgets.http import Response\t\t\t \n"
+    "# bytes content\n"
+    'response = Response(memoryview(b"My Content"))\n'
+    "response.content\n"
+    "# Out: b'<memory at 0x7fcc47ab2648>'\n"
+    "# This is not correct, I am expecting b'My Content'\n"
+    "It works with bytes, though.\n"
+    "A method that would fix it:\n"
+    "def render(self, context):\n"
+    "\turl = self.url(context)\n"
+    "\tif self.varname is None:\n"
+    "\t\treturn url\n"
+    "I think that is all.\n"
+)
+
+
+def test_code_written_straight_into_the_prose_is_a_block() -> None:
+    report = parse(TRAC_STYLE)
+    unfenced = [b for b in report.code_blocks if b.kind == "unfenced"]
+    assert [b.text.split("\n")[0] for b in unfenced] == [
+        "from widgets.http import Response",
+        "def render(self, context):",
+    ]
+    assert all(b.is_python for b in unfenced)
+    assert unfenced[0].text.endswith("# This is not correct, I am expecting b'My Content'")
+    assert unfenced[1].text.endswith("\t\treturn url")
+    # Its comments are read like those of any Python block.
+    assert ("b'My Content'", None) in pair(report)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "This should be fixed.\nSee the docs for details.\n",
+        "Description\n\nfoo\nbar.baz\n1 + 1\n",  # bare names and values do nothing
+        "- f(1)\n- g(2)\n",  # a list of calls is a list
+        "Use foo(x) when x: is set, and then bar(y).\n",
+    ],
+)
+def test_prose_is_not_taken_for_unfenced_code(body: str) -> None:
+    assert [b for b in parse(body).code_blocks if b.kind == "unfenced"] == []

@@ -227,7 +227,11 @@ def _inline(line: str) -> Iterator[Expectation]:
         at = low.find("should ", at + 7)
     at = low.find("expect")
     while at >= 0:
-        past = at + 8 if low.startswith("ed", at + 6) else at + 6
+        past = at + 6
+        for ending in ("ed", "ing"):  # "expected", "I am expecting"
+            if low.startswith(ending, past):
+                past += len(ending)
+                break
         begin, stop = _clause(line, at, past)
         split = _SPLIT_ACTUAL.search(line, past, stop)
         # "Expected behavior ... but" is a label; "unexpected" and "expects" are other words.

@@ -75,12 +75,13 @@ class Session:
 
 @dataclass(frozen=True)
 class CodeBlock:
-    """A fenced or indented code block; ``line`` (1-based, in the cleaned body) is its opening
-    fence or, for an indented block, its first line."""
+    """A fenced, indented or unfenced code block; ``line`` (1-based, in the cleaned body) is its
+    opening fence or, for the others, its first line."""
 
     text: str
     language: str | None
-    kind: Literal["fenced", "indented"]
+    # "unfenced": lines of Python in the prose itself (a tracker that lost the markup).
+    kind: Literal["fenced", "indented", "unfenced"]
     line: int
 
     @cached_property
@@ -337,6 +338,8 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
     blocks: list[CodeBlock] = []
     owner = [-1] * len(lines)
     after_blank, in_list = True, False
+    tried_until = 0  # unfenced code is not looked for again inside a run that was not code
+    found: tuple[int, str | None] = (0, None)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -360,7 +363,13 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
                 j += 1
             text = "\n".join(_dedent(inner, 4) for inner in lines[i : last + 1])
             block = CodeBlock(text, None, "indented", i + 1)
+        elif not in_list and i >= tried_until and (found := _unfenced(lines, i))[1] is not None:
+            last, text = found[0], found[1] or ""
+            block = CodeBlock(text, "python", "unfenced", i + 1)
         else:
+            if not in_list and i >= tried_until:
+                # A run tried from here is not code: no start inside it is either.
+                tried_until = found[0] + 1
             if _LIST_ITEM.match(line):
                 in_list = True
             elif after_blank and _width(line) == 0:
@@ -373,6 +382,75 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
         after_blank = False
         i = last + 1
     return blocks, owner
+
+
+_MAX_UNFENCED_LINES = 200
+_CUTS = 6
+_OPENS = (":", ",", "(", "[", "{", "\\")
+_CLOSES = (")", "]", "}")
+
+
+def _parses(text: str) -> SyntaxError | None:
+    """None when ``text`` parses; the error otherwise."""
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError):
+        return SyntaxError("unreadable")
+    return None
+
+
+def _strong_code_line(line: str) -> bool:
+    """A line of prose that is a statement doing something: an import, a definition, a call or
+    an assignment; a sentence never parses, and a bare word or value does not count."""
+    text = line.strip()
+    if not text or text.startswith("#") or len(text) > 500:
+        return False
+    return _PY_SIGNAL.match(text) is not None or _parses_as_code(text)
+
+
+def _code_like(line: str, previous: str) -> bool:
+    """Whether ``line`` can continue a run of unfenced code after ``previous``."""
+    text = line.strip()
+    if not text or len(text) > 500:
+        return False
+    if text.startswith("#") or text.startswith(_CLOSES) or previous.rstrip().endswith(_OPENS):
+        return True
+    if line[:1] in (" ", "\t") and previous.strip():
+        return True  # the body of a definition, or a continuation
+    return _PY_SIGNAL.match(text) is not None or _parses(text) is None
+
+
+def _unfenced(lines: list[str], i: int) -> tuple[int, str | None]:
+    """(last line, text) of Python written straight into the prose from line ``i``: a run of
+    code-like lines, started by a statement that does something, cut back at most a few times
+    to where it parses; text None when there is none (last: the end of the run tried). Each run
+    is parsed a bounded number of times and never tried again from inside, so this stays
+    linear."""
+    return _unfenced_run(lines, i)
+
+
+def _unfenced_run(lines: list[str], i: int) -> tuple[int, str | None]:
+    if not _strong_code_line(lines[i]) or _width(lines[i]) >= 4:
+        return i, None
+    j = i + 1
+    while j < len(lines) and j - i < _MAX_UNFENCED_LINES and _code_like(lines[j], lines[j - 1]):
+        j += 1
+    run = [line.rstrip() for line in lines[i:j]]
+    for _ in range(_CUTS):
+        text = "\n".join(run)
+        error = _parses(text)
+        if error is None:
+            if not _parses_as_code(text):
+                return j - 1, None
+            return i + len(run) - 1, text
+        # Cut the run before the line the parser stopped at (a sentence that looked like code).
+        cut = (error.lineno or 1) - 1
+        if cut <= 0 or cut >= len(run):
+            cut = len(run) - 1
+        run = run[:cut]
+    return j - 1, None
 
 
 def _code_part(text: str) -> str:
