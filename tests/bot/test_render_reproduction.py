@@ -10,6 +10,7 @@ from reprobot.bot.render.reproduction import (
     render_not_reproduced,
     render_reproduction,
 )
+from reprobot.validation.results.oracles import module_oracles
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 PATCH = """\
@@ -154,3 +155,17 @@ def test_nothing_drafted() -> None:
     assert body.startswith(REPRODUCTION_MARKER + "\n### 🔍 Could not reproduce this issue")
     assert "could not draft any test" in body
     assert "|" not in body
+
+
+def test_the_comment_says_what_the_test_checks() -> None:
+    strong = module_oracles("t.py", "def test_a():\n    assert median([1, 2]) == 1.5\n")
+    body = _render(oracle=strong["t.py::test_a"])
+    assert "**What it checks:** it checks `median([1, 2]) == 1.5`." in body
+    assert "would pass it too" not in body
+    weak = module_oracles("t.py", "def test_a():\n    assert median([1, 2]) != 2\n")
+    body = _render(oracle=weak["t.py::test_a"])
+    assert (
+        "**What it checks:** it checks only that a value is no longer the one reported "
+        "`median([1, 2]) != 2`. A fix that gives another wrong value would pass it too" in body
+    )
+    assert "What it checks" not in _render()

@@ -85,6 +85,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
             method=result.chosen.draft.method if result.chosen else "",
             test_command=spec.test_cmd,
             config_errors=errors,
+            oracle=result.chosen.oracle if result.chosen else None,
         )
     elif config.comment_on_failure or trigger.startswith("command:"):
         # Someone asked explicitly: an answer is owed even when it is "not reproduced".

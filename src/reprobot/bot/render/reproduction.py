@@ -19,6 +19,7 @@ from reprobot.bot.render.markdown import (
     trim,
     verbatim_fence,
 )
+from reprobot.validation.results.oracles import Oracle, OracleKind
 
 REPRODUCTION_MARKER = "<!-- reprobot:reproduction -->"
 _MAX_LISTED_TESTS = 30
@@ -65,6 +66,19 @@ def _test_list(failing_tests: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def _checks_line(oracle: Oracle) -> str:
+    """What the test checks, in words; for a weak oracle, what that means for a fix."""
+    code = f" {inline_code(trim(oracle.assertion, 200, keep='head'))}" if oracle.assertion else ""
+    line = f"**What it checks:** it {oracle.checks}{code}."
+    if oracle.kind is OracleKind.WEAK:
+        line += (
+            " A fix that gives another wrong value would pass it too, so a pull request that "
+            "makes it pass is not called verified. Stating the expected value in this issue "
+            "lets Reprobot write a test that checks it."
+        )
+    return line
+
+
 def _reproduced_body(
     *,
     repo: str,
@@ -77,6 +91,7 @@ def _reproduced_body(
     method: str,
     test_command: str,
     config_errors: Sequence[str],
+    oracle: Oracle | None,
 ) -> str:
     count = len(failing_tests)
     tests_word = "test" if count == 1 else "tests"
@@ -92,6 +107,8 @@ def _reproduced_body(
         _test_list(failing_tests),
         "",
     ]
+    if oracle is not None:
+        parts += [_checks_line(oracle), ""]
     if failure:
         parts += ["**Failure:**", "", fence(failure), ""]
     parts += [
@@ -135,8 +152,10 @@ def render_reproduction(
     method: str,
     test_command: str,
     config_errors: Sequence[str] = (),
+    oracle: Oracle | None = None,
 ) -> str:
-    """The comment announcing a reproduction: marker first, the failing tests, the failure, the
+    """The comment announcing a reproduction: marker first, the failing tests, what they check,
+    the failure, the
     test patch (folded) and how to run it; at most ``COMMENT_LIMIT`` characters, the patch and
     the failure cut (saying so) when they do not fit. Echoed text cannot escape its code
     block and mentions in it notify nobody."""
@@ -153,6 +172,7 @@ def render_reproduction(
             method=method,
             test_command=test_command,
             config_errors=config_errors,
+            oracle=oracle,
         )
 
     whole_patch = patch = test_patch.rstrip("\n")
