@@ -265,3 +265,29 @@ def test_pod_gold_agrees_with_labels(
 def test_unknown_instance_is_an_error(dataset: dict[str, Path], tmp_path: Path) -> None:
     code = _bench("swt", dataset, tmp_path / "x", "--predictions", "gold", "--only", "nope")
     assert code == 2
+
+
+@pytest.mark.usefixtures("cache_env")
+def test_pod_with_predictions_counts_an_instance_without_a_test_as_not_judged(
+    docker_client: docker.DockerClient, dataset: dict[str, Path], tmp_path: Path
+) -> None:
+    empty = tmp_path / "nothing-drafted.jsonl"
+    empty.write_text(
+        json.dumps(
+            {
+                "instance_id": "example__durations-1",
+                "model_name_or_path": "reprobot",
+                "model_patch": "",
+            }
+        )
+        + "\n"
+    )
+    out = tmp_path / "pod-empty"
+    code = _bench("pod", dataset, out, "--patches", str(dataset["patches"]), "--tests", str(empty))
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["not_judged"] == {"example__durations-1": "no drafted test"}
+    assert report["calls"] == [] and report["errors"] == {}
+    markdown = (out / "report.md").read_text()
+    assert "1 instance(s) not judged" in markdown
+    assert "- `example__durations-1`: no drafted test" in markdown

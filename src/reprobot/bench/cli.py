@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,9 @@ from reprobot.bench.dataset import (
 from reprobot.bench.drafting import (
     draft_instance,
     drafting_markdown,
+    failure_classes,
     predictions_from,
+    taxonomy_markdown,
     write_predictions,
 )
 from reprobot.bench.environments import Prepared, prepare
@@ -219,8 +223,14 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         peak_rss_mb(),
     )
     if drafting:
+        success = {s.instance_id: s.flags.success for s in scores if not s.error}
+        classes = failure_classes(instances, drafting, success)
         with paths["markdown"].open("a", encoding="utf-8") as fh:
             fh.write("\n" + drafting_markdown(instances, drafting))
+            fh.write("\n" + taxonomy_markdown(instances, classes))
+        document = json.loads(paths["json"].read_text(encoding="utf-8"))
+        document["not_reproduced"] = classes
+        paths["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
     print(paths["markdown"].read_text(encoding="utf-8"))
     ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
     return 0 if not any(r.get("error") for r in all_results.values()) else 1
@@ -271,6 +281,15 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     tests_path = None if args.tests == GOLD else Path(args.tests)
     predicted = load_predictions(tests_path) if tests_path else {}
     wanted = sorted({c.instance_id for c in candidates})
+    # With predicted tests, an instance for which nothing was drafted has nothing to judge its
+    # candidates with: it is counted and reported as not judged, never run as an error.
+    not_judged = {
+        i: "no drafted test" if i in predicted else f"no prediction in {tests_path}"
+        for i in wanted
+        if tests_path is not None and not (i in predicted and predicted[i].patch.strip())
+    }
+    wanted = [i for i in wanted if i not in not_judged]
+    candidates = [c for c in candidates if c.instance_id not in not_judged]
     plans: dict[str, TestPlan] = {}
     prepared: dict[str, Prepared] = {}
 
@@ -288,10 +307,8 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             instance = instances[instance_id]
             if tests_path is None:
                 plans[instance_id] = gold_plan(instance, prepared[instance_id])
-            elif instance_id in predicted:
-                plans[instance_id] = tests_plan(predicted[instance_id].patch)
             else:
-                raise DatasetError(f"{instance_id}: no test patch in {tests_path}")
+                plans[instance_id] = tests_plan(predicted[instance_id].patch)
         return prepared[instance_id], plans[instance_id]
 
     test_source = "gold" if tests_path is None else text_sha256(tests_path.read_text())
@@ -350,6 +367,7 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
         {"workers": ctx.workers, "limits": ctx.limits.__dict__, "resamples": args.resamples},
     )
     report = pod_report.build(candidates, refs, results, tests_path is None, args.resamples)
+    report = replace(report, not_judged=not_judged)
     paths = pod_report.write_reports(
         Path(args.out),
         header,

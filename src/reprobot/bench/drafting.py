@@ -71,6 +71,99 @@ def write_predictions(path: Path, predictions: Mapping[str, Prediction]) -> None
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
+# Why an instance was not reproduced, in the order the classes are reported. Each names what
+# to work on next: reading issues, drafting, environments, or judging failures.
+NO_EXAMPLE = "no runnable example in the issue"
+NO_ORACLE = "example shows no exception, wrong or expected value"
+NAMES = "names the example uses are not found"
+NOT_APPLIED = "drafted patch does not apply"
+BROKEN = "example does not run (the test fails by itself)"
+ENVIRONMENT = "environment lacks a dependency"
+PASSES = "passes on R"
+UNRELATED = "fails, but not for the issue's reason"
+FLAKY = "flaky: reproduced once, not when run alone"
+SANDBOX = "sandbox error (limits, install)"
+NOT_FIXED = "reproduced, but the golden fix does not make it pass"
+TAXONOMY = (
+    NO_EXAMPLE, NO_ORACLE, NAMES, NOT_APPLIED, BROKEN, ENVIRONMENT, PASSES, UNRELATED, FLAKY,
+    SANDBOX, NOT_FIXED,
+)  # fmt: skip
+_MISSING_MODULE = ("ModuleNotFoundError", "No module named", "ImportError")
+
+
+def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str | None:
+    """Why drafting ``record`` (a stored ``draft_instance`` result) did not give a test that
+    goes F->P under the golden fix; None when it did (or ``success`` is unknown and it
+    reproduced). The best any candidate came to decides: a draft that failed for another reason
+    says more than one that passed, which says more than a draft that was never made."""
+    if record.get("reproduced"):
+        return None if success is None or success else NOT_FIXED
+    candidates = list(record.get("candidates") or [])
+    ran = [c for c in candidates if c.get("outcome") != "no-draft"]
+    reasons = " ".join(str(c.get("reason", "")) for c in ran)
+    outcomes = {str(c.get("outcome")) for c in ran}
+    if any(str(c.get("reason", "")).startswith("reproduced once") for c in ran):
+        return FLAKY
+    if "unrelated" in outcomes:
+        return UNRELATED
+    if "passes" in outcomes:
+        return PASSES
+    if "broken" in outcomes:
+        return ENVIRONMENT if any(m in reasons for m in _MISSING_MODULE) else BROKEN
+    if "not-applied" in outcomes:
+        return NOT_APPLIED
+    if "error" in outcomes:
+        return SANDBOX
+    skipped = " ".join(str(c.get("reason", "")) for c in candidates if c not in ran)
+    if "names the issue's code uses are not found" in skipped:
+        return NAMES
+    if "no exception, no value called wrong" in skipped:
+        return NO_ORACLE
+    return NO_EXAMPLE
+
+
+def failure_classes(
+    instances: Sequence[Instance],
+    results: Mapping[str, Mapping[str, Any]],
+    success: Mapping[str, bool],
+) -> dict[str, str]:
+    """Instance id to why it was not reproduced (instances whose drafting errored left out)."""
+    classes: dict[str, str] = {}
+    for instance in instances:
+        r = results.get(instance.instance_id)
+        if r is None or r.get("error"):
+            continue
+        found = failure_class(r, success.get(instance.instance_id))
+        if found is not None:
+            classes[instance.instance_id] = found
+    return classes
+
+
+def taxonomy_markdown(instances: Sequence[Instance], classes: Mapping[str, str]) -> str:
+    """Counts of the reasons instances were not reproduced, overall and per repository."""
+    repos = sorted({i.repo for i in instances})
+    repo_of = {i.instance_id: i.repo for i in instances}
+    lines = [
+        "## Why instances were not reproduced",
+        "",
+        "| reason | all | " + " | ".join(r.split("/")[-1] for r in repos) + " |",
+        "|---|---:|" + "---:|" * len(repos),
+    ]
+    for name in TAXONOMY:
+        ids = [i for i, c in classes.items() if c == name]
+        if not ids:
+            continue
+        per_repo = [str(sum(1 for i in ids if repo_of[i] == r)) for r in repos]
+        lines.append(f"| {name} | {len(ids)} | " + " | ".join(per_repo) + " |")
+    lines.append(
+        f"| **not reproduced** | {len(classes)} | "
+        + " | ".join(str(sum(1 for i in classes if repo_of[i] == r)) for r in repos)
+        + " |"
+    )
+    lines += ["", *(f"- `{i}`: {c}" for i, c in sorted(classes.items()))]
+    return "\n".join(lines) + "\n"
+
+
 def drafting_markdown(
     instances: Sequence[Instance], results: Mapping[str, Mapping[str, Any]]
 ) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,8 @@ class PodReport:
     equivalent_p: dict[str, float | None]
     dropped: dict[str, dict[str, str]]
     errors: dict[str, str]
+    # Instances with no test to judge their candidates (nothing drafted), and why.
+    not_judged: dict[str, str] = field(default_factory=dict)
 
 
 def build(
@@ -141,7 +143,12 @@ def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_
         f"**Agreement with the `resolved` labels: {agree} of {called} candidates"
         + (f" ({100 * agree / called:.1f}%)" if called else "")
         + "**"
-        + (f"; {len(report.errors)} candidate(s) could not be run." if report.errors else "."),
+        + (f"; {len(report.errors)} candidate(s) could not be run." if report.errors else ".")
+        + (
+            f" {len(report.not_judged)} instance(s) not judged: no test to judge them with."
+            if report.not_judged
+            else ""
+        ),
         "",
         "| | labelled correct | labelled incorrect |",
         "|---|---|---|",
@@ -194,6 +201,9 @@ def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_
         for instance_id, ids in sorted(dropped.items()):
             for test_id, why in sorted(ids.items()):
                 lines.append(f"- {instance_id}: `{test_id}`: {why}")
+    if report.not_judged:
+        lines += ["", "## Not judged", ""]
+        lines += [f"- `{k}`: {v}" for k, v in sorted(report.not_judged.items())]
     if report.errors:
         lines += ["", "## Not run", ""]
         lines += [f"- `{k}`: {v}" for k, v in sorted(report.errors.items())]
@@ -234,6 +244,7 @@ def write_reports(
         "calls": [asdict(c) for c in report.calls],
         "dropped": report.dropped,
         "errors": report.errors,
+        "not_judged": report.not_judged,
     }
     paths["json"].write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
     paths["markdown"].write_text(markdown(header, report, timing, peak_mb), encoding="utf-8")

@@ -17,6 +17,7 @@ from reprobot.validation.sandbox.container import (
     LABEL,
     LABEL_DEADLINE,
     LABEL_PURPOSE,
+    LABEL_RUN,
     ContainerSpec,
     reap,
     run_container,
@@ -67,7 +68,12 @@ def test_reaper_removes_what_a_crashed_host_left(
     def leftover(deadline: str) -> str:
         # Every label is set: a container inherits its image's labels, and images committed
         # from a build container carry that container's reprobot.* labels.
-        labels = {LABEL: "1", LABEL_PURPOSE: f"hardening-{tag}", LABEL_DEADLINE: deadline}
+        labels = {
+            LABEL: "1",
+            LABEL_PURPOSE: f"hardening-{tag}",
+            LABEL_DEADLINE: deadline,
+            LABEL_RUN: uuid.uuid4().hex,
+        }
         container = docker_client.containers.run(
             tiny_env.tag,
             ["sleep", "600"],
@@ -154,3 +160,30 @@ def test_a_sandbox_removed_by_someone_else_is_reported_as_such(
     assert run.error == "the sandbox container was removed by another process before the run ended"
     assert run.limits_hit == frozenset()
     assert run.outcomes == {run_id: Outcome.MISSING}
+
+
+def test_the_reaper_leaves_containers_whose_labels_came_with_their_image(
+    docker_client: docker.DockerClient, tiny_env: EnvImage
+) -> None:
+    """An environment image is committed from its build container and keeps that container's
+    labels, an expired deadline among them; a container made from it by someone else (a
+    ``docker build`` step of an image built on it) inherits them and must not be reaped."""
+    image_labels = docker_client.images.get(tiny_env.tag).labels
+    assert image_labels.get(LABEL) == "1" and image_labels.get(LABEL_RUN)
+    assert float(image_labels[LABEL_DEADLINE]) < time.time()
+    tag = uuid.uuid4().hex[:12]
+    container = docker_client.containers.run(
+        tiny_env.tag,
+        ["sleep", "600"],
+        detach=True,
+        labels={LABEL_PURPOSE: f"inherited-{tag}"},
+        network_mode="none",
+        user=SANDBOX_USER,
+        init=True,
+    )
+    try:
+        assert container.labels[LABEL_RUN] == image_labels[LABEL_RUN]
+        assert reap(docker_client, only={LABEL_PURPOSE: f"inherited-{tag}"}) == []
+        assert docker_client.containers.get(str(container.id)).status == "running"
+    finally:
+        container.remove(force=True)

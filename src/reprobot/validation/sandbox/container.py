@@ -29,6 +29,10 @@ from reprobot.validation.errors import SandboxError
 # a crashed process left behind.
 LABEL = "reprobot.sandbox"
 LABEL_DEADLINE = "reprobot.deadline"
+# A fresh id per run. Images committed from build containers keep that container's labels, and
+# every container made from such an image (a ``docker build`` step, say) inherits them: a run id
+# equal to its image's is inherited, so that container is none of the reaper's business.
+LABEL_RUN = "reprobot.run"
 LABEL_PURPOSE = "reprobot.purpose"
 
 _STDOUT, _STDERR = 1, 2
@@ -199,7 +203,7 @@ def run_container(
         LABEL_PURPOSE: spec.purpose,
         # A little grace beyond the deadline, so that the reaper never races a live run.
         LABEL_DEADLINE: str(int(deadline + 60)),
-        "reprobot.run": uuid.uuid4().hex,
+        LABEL_RUN: uuid.uuid4().hex,
     }
     try:
         config = api.create_container_config(
@@ -317,6 +321,14 @@ def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None
         time.sleep(0.2)
 
 
+def _image_run_label(client: docker.DockerClient, image: str) -> str | None:
+    try:
+        config = client.api.inspect_image(image).get("Config") or {}  # type: ignore[no-untyped-call]
+    except docker.errors.NotFound:
+        return None
+    return (config.get("Labels") or {}).get(LABEL_RUN)
+
+
 def reap(
     client: docker.DockerClient,
     now: float | None = None,
@@ -327,8 +339,15 @@ def reap(
     now = time.time() if now is None else now
     removed = []
     labels = [LABEL, *(f"{key}={value}" for key, value in (only or {}).items())]
+    image_runs: dict[str, str | None] = {}
     for container in client.api.containers(all=True, filters={"label": labels}):
-        deadline = container.get("Labels", {}).get(LABEL_DEADLINE, "0")
+        own = container.get("Labels") or {}
+        image = str(container.get("ImageID", ""))
+        if image not in image_runs:
+            image_runs[image] = _image_run_label(client, image)
+        if own.get(LABEL_RUN) is None or own.get(LABEL_RUN) == image_runs[image]:
+            continue  # its labels came with its image: not a sandbox this module started
+        deadline = own.get(LABEL_DEADLINE, "0")
         try:
             expired = float(deadline) < now
         except ValueError:
