@@ -113,9 +113,16 @@ def test_a_stated_expected_value_rejects_wrong_fixes(
     assert result.chosen is not None and result.chosen.oracle is not None
     assert result.chosen.oracle.kind is OracleKind.EXPECTED, result.to_json()["candidates"]
     assert "pytest.approx(" in result.chosen.oracle.assertion
+    # Drafts that ran side by side needed distinct modules; the chosen one keeps the plain name.
+    stem = "median" if phrasing == "title-and-should" else "median_even_number_values"
+    assert result.chosen.draft.test_files == (f"tests/test_{stem}.py",)
+    assert all(t.startswith(f"tests/test_{stem}.py::") for t in result.failing_tests)
     # Every candidate keeps its drafted test, the rejected ones too.
     drafted = [c for c in result.to_json()["candidates"] if c["outcome"] != "no-draft"]
     assert drafted and all(c["test_patch"] for c in drafted)
+    if phrasing == "instead-of":
+        # The session's wrong value and the expected one each gave a draft, side by side.
+        assert {c["method"] for c in drafted} >= {"issue-session-value", "issue-session-expected"}
     tests = Patch(result.test_patch, name="tests.diff")
 
     statuses = {

@@ -33,6 +33,9 @@ class Draft:
     method: str
     patch: Patch
     note: str = ""
+    # The path its one new test module takes when it runs alone: drafts validated together need
+    # distinct module names ("test_x_2.py"), the one chosen does not.
+    alone_path: str = ""
 
     @property
     def test_files(self) -> tuple[str, ...]:

@@ -322,7 +322,8 @@ def draft_from_issue(
             continue
         seen.add(key)
         path = new_test_path(issue, tree.layout, stem, taken, tree.related_tests[:1])
+        alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1])
         taken.append(path)
         patch = patch_from_files({path: (None, text)}, name="test.diff")
-        drafts.append(Draft(source.method, patch, source.note))
+        drafts.append(Draft(source.method, patch, source.note, alone_path=alone))
     return DrafterOutput(tuple(drafts), tuple(dict.fromkeys(w for w in wrong if w)), tuple(skipped))

@@ -17,6 +17,7 @@ import structlog
 
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
 from reprobot.generation.drafts import Draft, RunDraft, Verdict
+from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Validator
 from reprobot.generation.pool.failure_match import issue_reason
@@ -24,7 +25,9 @@ from reprobot.generation.pool.selection import rank
 from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.errors import SnapshotError
 from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.source.patch import patched_sources
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 log = structlog.get_logger(__name__)
@@ -165,6 +168,27 @@ def _distinct(new: list[Draft], old: list[Draft]) -> list[Draft]:
     return out
 
 
+def _alone(draft: Draft, validator: Validator) -> tuple[Draft, Callable[[str], str]]:
+    """``draft`` moved to the module name it takes alone, and how its test ids change; as it
+    was when it has no such name or the move cannot be made."""
+    (current,) = draft.test_files if len(draft.test_files) == 1 else ("",)
+    target = draft.alone_path
+    if not current or not target or target == current:
+        return draft, lambda test_id: test_id
+    try:
+        text = patched_sources(validator.snapshot, [draft.patch], [current]).get(current)
+    except SnapshotError:
+        text = None
+    if text is None:
+        return draft, lambda test_id: test_id
+    patch = patch_from_files({target: (None, text.decode("utf-8"))}, name=draft.patch.name)
+
+    def renamed(test_id: str) -> str:
+        return target + test_id[len(current) :] if test_id.startswith(current) else test_id
+
+    return replace(draft, patch=patch), renamed
+
+
 def _confirm(
     ranked: list[Candidate], validator: Validator
 ) -> tuple[Candidate | None, dict[int, Candidate]]:
@@ -172,8 +196,10 @@ def _confirm(
     order-dependent failure does not leave drafting), and the ones that did not, by id."""
     unconfirmed: dict[int, Candidate] = {}
     for candidate in ranked[:3]:
-        again = validator.validate_one(candidate.draft)
-        if again.reproduces and set(again.failing_tests) >= set(candidate.failing_tests[:1]):
+        draft, renamed = _alone(candidate.draft, validator)
+        again = validator.validate_one(draft)
+        wanted = {renamed(t) for t in candidate.failing_tests[:1]}
+        if again.reproduces and set(again.failing_tests) >= wanted:
             return again, unconfirmed
         log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
         unconfirmed[id(candidate)] = replace(
