@@ -233,6 +233,26 @@ def test_swt_evaluates_reprobots_own_drafts(
 
 
 @pytest.mark.usefixtures("cache_env")
+def test_swt_patch_aware_drafting_knows_the_golden_fix(
+    docker_client: docker.DockerClient, dataset: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "swt-patch-aware"
+    code = _bench("swt", dataset, out, "--predictions", "reprobot", "--patch-aware")
+    assert code == 0
+    row = json.loads((out / "report.json").read_text())["rows"]["all instances"]
+    assert (row["W"], row["S"], row["F->P"]) == (100.0, 100.0, 100.0)
+    drafted = json.loads(
+        (out / "results" / "draft-patch-aware-example__durations-1.json").read_text()
+    )
+    assert drafted["reproduced"] and drafted["patch_aware"] is True
+    markdown = (out / "report.md").read_text()
+    assert "knowing the golden fix (patch-aware)" in markdown
+    assert "## Why instances were not reproduced" in markdown
+    # The flag drafts tests: with given predictions it is a usage error.
+    assert _bench("swt", dataset, out, "--predictions", "gold", "--patch-aware") == 2
+
+
+@pytest.mark.usefixtures("cache_env")
 def test_pod_gold_agrees_with_labels(
     docker_client: docker.DockerClient, dataset: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -180,3 +180,27 @@ def test_a_test_that_only_checks_the_wrong_value_is_gone_never_verifies(
     data = json.loads(out.strip().splitlines()[-1])
     assert data["status"] == "weak" and data["success"] is False
     assert {o["kind"] for o in data["oracles"].values()} == {"weak"}
+
+
+def test_patch_aware_drafting_keeps_only_tests_the_fix_turns_green(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    issue = read_issue(PHRASINGS["title-and-should"])
+    right = reproduce(issue, base, stats_env, settings, client=docker_client, fix=RIGHT)
+    assert right.reproduced and right.patch_aware and right.to_json()["patch_aware"] is True
+    assert right.chosen is not None and right.chosen.oracle is not None
+    assert right.chosen.oracle.kind is OracleKind.EXPECTED
+
+    # A wrong fix leaves the issue's expected value unmet: that test is not chosen, and the
+    # only one it turns green checks no more than that the wrong value is gone.
+    lower = reproduce(issue, base, stats_env, settings, client=docker_client, fix=LOWER)
+    assert lower.chosen is not None and lower.chosen.oracle is not None
+    assert lower.chosen.oracle.kind is OracleKind.WEAK
+    reasons = [c.reason for c in lower.candidates if c.draft.method == "issue-expected-return"]
+    assert reasons == ["fails on R for the issue's reason, but still fails with the fix"]
+    tests = Patch(lower.test_patch, name="tests.diff")
+    assert verify(docker_client, stats_env, base, tests, fix=LOWER).status == "weak"

@@ -67,6 +67,11 @@ def register(sub: Any) -> None:
         help="a JSON-lines predictions file, 'gold' (the golden tests) or 'reprobot' (draft them)",
     )
     swt.add_argument(
+        "--patch-aware",
+        action="store_true",
+        help="with --predictions reprobot: draft knowing the golden fix, as at pull request time",
+    )
+    swt.add_argument(
         "--excluded",
         type=Path,
         help="ids SWT-Bench drops (default: swtbench_excluded_lite.txt next to the instances)",
@@ -156,8 +161,10 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     instances = _instances(args)
     drafting: dict[str, dict[str, Any]] = {}
     predictions_path: Path | None = None
+    if args.patch_aware and args.predictions != REPROBOT:
+        raise DatasetError("--patch-aware drafts tests: it goes with --predictions reprobot")
     if args.predictions == REPROBOT:
-        drafting = _draft_all(ctx, instances)
+        drafting = _draft_all(ctx, instances, patch_aware=args.patch_aware)
         predictions = predictions_from(drafting)
         write_predictions(Path(args.out) / "predictions.jsonl", predictions)
     elif args.predictions == GOLD:
@@ -236,10 +243,14 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if not any(r.get("error") for r in all_results.values()) else 1
 
 
-def _draft_all(ctx: _Context, instances: list[Instance]) -> dict[str, dict[str, Any]]:
-    """Reprobot's drafts for every instance, resumable like the evaluation units."""
+def _draft_all(
+    ctx: _Context, instances: list[Instance], patch_aware: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Reprobot's drafts for every instance, resumable like the evaluation units; with
+    ``patch_aware`` each knows the golden fix, as a pull request's would."""
     llm_drafter = bind_llm_drafter(ctx.settings)
-    by_key = {f"draft-{i.instance_id}": i for i in instances}
+    prefix = "draft-patch-aware-" if patch_aware else "draft-"
+    by_key = {f"{prefix}{i.instance_id}": i for i in instances}
     units = [
         Unit(
             key=key,
@@ -250,6 +261,7 @@ def _draft_all(ctx: _Context, instances: list[Instance]) -> dict[str, dict[str, 
                 text_sha256(i.problem_statement),
                 ctx.settings.llm_model if llm_drafter else "no-llm",
                 ctx.settings.draft_max_runs,
+                text_sha256(i.patch) if patch_aware else "issue-time",
             ),
             label=f"draft {i.instance_id}",
         )
@@ -259,7 +271,8 @@ def _draft_all(ctx: _Context, instances: list[Instance]) -> dict[str, dict[str, 
     def work(unit: Unit) -> dict[str, Any]:
         instance = by_key[unit.key]
         prepared = ctx.prepare(instance)
-        return draft_instance(ctx.client, instance, prepared, ctx.settings, llm_drafter)
+        fix = instance.golden_patch if patch_aware else None
+        return draft_instance(ctx.client, instance, prepared, ctx.settings, llm_drafter, fix)
 
     results = run_units(units, work, ctx.store, ctx.workers, ctx.console, "bench swt: drafting")
     return {by_key[key].instance_id: result for key, result in results.items()}

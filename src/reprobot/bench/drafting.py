@@ -22,6 +22,7 @@ from reprobot.bench.predictions import REPROBOT, Prediction
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import LLMDrafter, reproduce
 from reprobot.settings import Settings
+from reprobot.validation.source.patch import Patch
 
 
 def draft_instance(
@@ -30,12 +31,19 @@ def draft_instance(
     prepared: Prepared,
     settings: Settings,
     llm_drafter: LLMDrafter | None,
+    fix: Patch | None = None,
 ) -> dict[str, Any]:
-    """The stored result of drafting one instance (JSON-ready)."""
+    """The stored result of drafting one instance (JSON-ready); with ``fix``, patch-aware."""
     started = time.monotonic()
     issue = read_issue(instance.problem_statement)
     result = reproduce(
-        issue, prepared.base, prepared.env, settings, client=client, llm_drafter=llm_drafter
+        issue,
+        prepared.base,
+        prepared.env,
+        settings,
+        client=client,
+        llm_drafter=llm_drafter,
+        fix=fix,
     )
     record = result.to_json()
     return {
@@ -48,6 +56,7 @@ def draft_instance(
         "candidates": record["candidates"],
         "sandbox_runs": result.sandbox_runs,
         "drafting_s": round(result.duration_s, 2),
+        "patch_aware": result.patch_aware,
         "wall_s": round(time.monotonic() - started, 2),
     }
 
@@ -164,12 +173,17 @@ def taxonomy_markdown(instances: Sequence[Instance], classes: Mapping[str, str])
     return "\n".join(lines) + "\n"
 
 
+def _patch_aware(results: Mapping[str, Mapping[str, Any]]) -> bool:
+    return any(r.get("patch_aware") for r in results.values())
+
+
 def drafting_markdown(
     instances: Sequence[Instance], results: Mapping[str, Mapping[str, Any]]
 ) -> str:
     """Per-instance drafting figures: reproduced on R, by which method, time and sandbox runs."""
     lines = [
-        "## Drafting (no environment builds)",
+        "## Drafting (no environment builds)"
+        + (" knowing the golden fix (patch-aware)" if _patch_aware(results) else ""),
         "",
         "| instance | reproduced on R | method | candidates | sandbox runs | drafting s |",
         "|---|---|---|---:|---:|---:|",

@@ -172,6 +172,16 @@ class Validator:
             )
         return self._judge(draft, self._run([draft.patch], draft.test_files))
 
+    def passes_with(self, draft: Draft, fix: Patch, tests: Sequence[str]) -> bool | None:
+        """Whether every one of ``tests`` passes once ``fix`` is applied with ``draft``; None
+        when that could not be run (budget spent, a patch does not apply, the run failed)."""
+        if not tests or not self.budget.take():
+            return None
+        run = self._run([draft.patch, fix], draft.test_files)
+        if not run.patches_applied or run.error:
+            return None
+        return all(run.outcomes.get(t) is not None and run.outcomes[t].is_pass for t in tests)
+
     def run_draft(self) -> RunDraft:
         """The execution feedback an LLM agent gets: one sandbox run, judged, in words."""
 

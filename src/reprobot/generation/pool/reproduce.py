@@ -27,7 +27,7 @@ from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.source.patch import patched_sources
+from reprobot.validation.source.patch import Patch, patched_sources
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 log = structlog.get_logger(__name__)
@@ -51,6 +51,8 @@ class Reproduction:
     sandbox_runs: int = 0
     duration_s: float = 0.0
     methods: tuple[str, ...] = field(default_factory=tuple)
+    # Drafted knowing a fix: the chosen test also passed with it (fail to pass).
+    patch_aware: bool = False
 
     @property
     def reproduced(self) -> bool:
@@ -84,6 +86,7 @@ class Reproduction:
                 for method, reason in self.rejected
             ],
             "methods": list(self.methods),
+            "patch_aware": self.patch_aware,
             "sandbox_runs": self.sandbox_runs,
             "duration_s": round(self.duration_s, 2),
         }
@@ -98,12 +101,20 @@ def reproduce(
     client: docker.DockerClient,
     llm_drafter: LLMDrafter | None = None,
     progress: Progress = SILENT,
+    fix: Patch | None = None,
 ) -> Reproduction:
     """Draft, validate and select reproducing tests for ``issue`` on ``snapshot`` (R);
-    ``progress`` hears of each sandbox run."""
+    ``progress`` hears of each sandbox run.
+
+    With ``fix`` (patch-aware, as at pull request time) the chosen test must also pass once
+    the fix is applied: of the candidates failing on R for the issue's reason, the strongest
+    that goes from fail to pass. Its assertions still come from the issue alone, never from
+    what the fixed code does."""
     what = f"drafting tests for the issue and running them on {snapshot.sha[:12]}"
     with progress.step(what, kind="drafting"):
-        return _reproduce(issue, snapshot, environment, settings, client, llm_drafter, progress)
+        return _reproduce(
+            issue, snapshot, environment, settings, client, llm_drafter, progress, fix
+        )
 
 
 def _reproduce(
@@ -114,6 +125,7 @@ def _reproduce(
     client: docker.DockerClient,
     llm_drafter: LLMDrafter | None,
     progress: Progress,
+    fix: Patch | None = None,
 ) -> Reproduction:
     started = time.monotonic()
     tree = tree_context(issue, snapshot)
@@ -134,9 +146,9 @@ def _reproduce(
         llm_drafts, llm_rejected = llm_drafter(issue, snapshot, validator.run_draft())
         rejected.extend(llm_rejected)
         candidates.extend(validator.validate(_distinct(llm_drafts, drafts)))
-    # One run stays free for the confirmation of the chosen candidate.
-    budget.runs_left += 1
-    chosen, unconfirmed = _confirm(rank(candidates), validator)
+    # One run stays free for the confirmation of the chosen candidate (two with a fix).
+    budget.runs_left += 1 if fix is None else 2
+    chosen, unconfirmed = _confirm(rank(candidates), validator, fix)
     candidates = [unconfirmed.get(id(c), c) for c in candidates]
     log.info(
         "reproduce.done",
@@ -155,6 +167,7 @@ def _reproduce(
         sandbox_runs=budget.used,
         duration_s=time.monotonic() - started,
         methods=tuple(methods),
+        patch_aware=fix is not None,
     )
 
 
@@ -190,17 +203,29 @@ def _alone(draft: Draft, validator: Validator) -> tuple[Draft, Callable[[str], s
 
 
 def _confirm(
-    ranked: list[Candidate], validator: Validator
+    ranked: list[Candidate], validator: Validator, fix: Patch | None = None
 ) -> tuple[Candidate | None, dict[int, Candidate]]:
     """The first ranked candidate that reproduces again when run alone (a flaky or
-    order-dependent failure does not leave drafting), and the ones that did not, by id."""
+    order-dependent failure does not leave drafting) and, with ``fix``, passes with it; and the
+    ones that did not, by id."""
     unconfirmed: dict[int, Candidate] = {}
-    for candidate in ranked[:3]:
+    # Knowing the fix, more candidates are worth a try: the budget still bounds the runs.
+    for candidate in ranked[: 3 if fix is None else 6]:
         draft, renamed = _alone(candidate.draft, validator)
         again = validator.validate_one(draft)
         wanted = {renamed(t) for t in candidate.failing_tests[:1]}
         if again.reproduces and set(again.failing_tests) >= wanted:
-            return again, unconfirmed
+            if fix is None:
+                return again, unconfirmed
+            if validator.passes_with(draft, fix, again.failing_tests):
+                return again, unconfirmed
+            log.info("reproduce.not_fixed", method=candidate.draft.method)
+            unconfirmed[id(candidate)] = replace(
+                again,
+                verdict=Verdict.UNRELATED,
+                reason="fails on R for the issue's reason, but still fails with the fix",
+            )
+            continue
         log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
         unconfirmed[id(candidate)] = replace(
             again,
