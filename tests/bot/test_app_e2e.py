@@ -171,6 +171,26 @@ def test_a_pull_request_without_reproduced_issues_gets_a_neutral_check_only(
     assert isinstance(output, dict) and output["title"] == "No reproducing test for #98"
 
 
+def test_a_fix_for_an_issue_never_reproduced_gets_a_test_drafted_knowing_the_change(
+    app: AppHarness,
+) -> None:
+    # The issue exists, but its delivery never came: no reproduction is stored for it.
+    app.open_issue(6, ISSUE_TITLE, ISSUE_BODY)
+    head = app.push({"NOTES.md": "fix\n"}, "Parse several units", "fix-6", patch=FIX)
+    assert app.deliver("pull_request", app.open_pull(7, head, "Fixes #6")).status_code == 202
+    run = app.wait("the completed check run", lambda: _completed(app, head), timeout=400)
+    app.wait("the verification job", lambda: app.finished(7), timeout=60)
+    assert run["conclusion"] == "success", (run, app.logs())
+    (comment,) = app.bot_comments(7)
+    body = str(comment["body"])
+    assert "### Issue #6: ✅ Verified" in body
+    assert "This issue had no reproducing test, so Reprobot drafted one from its text" in body
+    assert "<details><summary>The drafted test</summary>" in body and "+++ b/tests/" in body
+    assert app.github.issue_labels(REPO, 7) == ["fix-verified"]
+    # Nothing is stored for the issue itself: the test was offered, not adopted.
+    assert app.bot_comments(6) == []
+
+
 def test_a_rate_limited_comment_waits_for_retry_after_then_succeeds(app: AppHarness) -> None:
     app.github.fail_secondary_rate_limit(
         "POST", r"/repos/example/durations/issues/3/comments$", retry_after_s=2, status=429

@@ -310,3 +310,19 @@ def test_a_success_resting_only_on_weak_oracles_is_not_verified_and_says_why() -
     mixed = {"t.py::a": WEAK.oracles["t.py::a"], "t.py::b": strong}
     assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles=mixed).status == "verified"
     assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles={}).status == "verified"
+
+
+def test_a_test_drafted_at_the_pull_request_is_offered_to_its_author() -> None:
+    drafted = (
+        "diff --git a/tests/test_x.py b/tests/test_x.py\n--- /dev/null\n+++ b/tests/test_x.py\n"
+    )
+    report = _report([IssueVerdict(8, VERIFIED, suggested=drafted + "+def test_x():\n+    ```\n")])
+    comment = report.comment
+    assert "### Issue #8: ✅ Verified" in comment
+    assert "This issue had no reproducing test, so Reprobot drafted one from its text" in comment
+    assert "<details><summary>The drafted test</summary>" in comment
+    # The diff cannot close its fence early, whatever backticks it holds.
+    assert "+def test_x():\n+    ```\n" in comment
+    assert report.conclusion == "success"
+    huge = _report([IssueVerdict(8, VERIFIED, suggested=drafted + "+x = 1\n" * 100_000)])
+    assert len(huge.comment) <= COMMENT_LIMIT

@@ -31,6 +31,7 @@ events:
   pull_requests: false
 commands_from: [OWNER, member]
 comment_on_failure: yes
+draft_at_pull_request: no
 """
 
 
@@ -52,6 +53,7 @@ def test_no_file_means_defaults() -> None:
         True,
     )
     assert not config.comment_on_failure
+    assert config.draft_at_pull_request
 
 
 def test_empty_file_is_a_file_of_defaults() -> None:
@@ -71,6 +73,7 @@ def test_full_file() -> None:
     assert not config.events.pull_requests and config.events.commands
     assert config.commands_from == ("OWNER", "MEMBER")
     assert config.comment_on_failure
+    assert not config.draft_at_pull_request
     with pytest.raises(pydantic.ValidationError):
         config.python = "3.9"  # type: ignore[misc]
 

@@ -61,6 +61,9 @@ class RepoConfig(BaseModel):
     events: EventSwitches = EventSwitches()
     commands_from: tuple[AuthorAssociation, ...] = ("OWNER", "MEMBER", "COLLABORATOR")
     comment_on_failure: bool = False
+    # At a pull request, draft a test for a linked issue that has no reproduction, knowing the
+    # change: one that fails on the base for the issue's reason and passes on the head.
+    draft_at_pull_request: bool = True
 
     @field_validator("python", mode="before")
     @classmethod

@@ -168,16 +168,15 @@ class RepoAPI:
             f"reading issue #{number}",
             lambda: self.gh.rest.issues.get(self.owner, self.name, number),
         )
-        return IssueInfo(
-            number=int(data["number"]),
-            title=str(data.get("title") or ""),
-            body=str(data.get("body") or ""),
-            state=str(data.get("state") or "open"),
-            labels=tuple(str(label["name"]) for label in data.get("labels") or []),
-            is_pull="pull_request" in data and data["pull_request"] is not None,
-            user=str((data.get("user") or {}).get("login", "")),
-            author_association=str(data.get("author_association") or "NONE"),
+        return _issue_info(data)
+
+    def find_issue(self, number: int) -> IssueInfo | None:
+        """Issue ``number``, or None when there is none (a pull request's text may name any)."""
+        data = self._missing_ok(
+            f"reading issue #{number}",
+            lambda: self.gh.rest.issues.get(self.owner, self.name, number),
         )
+        return None if data is None else _issue_info(data)
 
     def pull(self, number: int) -> PullInfo:
         data = self._read(
@@ -387,3 +386,16 @@ def _message(exc: RequestFailed) -> str:
     except ValueError:
         return ""
     return str(data.get("message", "")) if isinstance(data, dict) else ""
+
+
+def _issue_info(data: Any) -> IssueInfo:
+    return IssueInfo(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        body=str(data.get("body") or ""),
+        state=str(data.get("state") or "open"),
+        labels=tuple(str(label["name"]) for label in data.get("labels") or []),
+        is_pull="pull_request" in data and data["pull_request"] is not None,
+        user=str((data.get("user") or {}).get("login", "")),
+        author_association=str(data.get("author_association") or "NONE"),
+    )

@@ -27,6 +27,9 @@ from reprobot.bot.render.pull import (
 )
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.llm.setup import bind_llm_drafter
+from reprobot.generation.pool.reproduce import reproduce
 from reprobot.progress import Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import ReprobotError, SnapshotError
@@ -72,24 +75,22 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         log.info("verify.no_linked_issue")
         return
     stored = {n: ctx.records.reproduction(job.repo, n) for n in issues}
-    if not any(r is not None and r.reproduced for r in stored.values()):
-        # Nothing to run: no comment, but a neutral check that says why.
-        log.info("verify.no_reproduction", issues=issues)
-        guard.check()
-        title, summary = nothing_to_run(issues)
-        check_id = session.api.create_check_run(pull.head_sha, CHECK_NAME, title, summary)
-        session.api.complete_check_run(check_id, "neutral", title, summary, "")
+    any_stored = any(r is not None and r.reproduced for r in stored.values())
+    if not any_stored and not config.draft_at_pull_request:
+        _nothing_to_run(session, pull, issues)
         return
     guard.check()
+    refs = ", ".join(f"#{n}" for n in issues)
     check_id = session.api.create_check_run(
         pull.head_sha,
         CHECK_NAME,
         "Running the reproducing tests",
-        f"Running the stored reproducing tests of {', '.join(f'#{n}' for n in issues)} "
-        "on the base and on this head.",
+        f"Running the stored reproducing tests of {refs} on the base and on this head."
+        if any_stored
+        else f"Drafting reproducing tests from {refs}, knowing this pull request's change.",
     )
     try:
-        report = _report(ctx, session, job, pull, stored, guard)
+        report, judged = _report(ctx, session, job, pull, stored, guard)
     except Exception as exc:
         # Never leave the check spinning, whatever stopped the job: say why (a retry makes a new
         # one); the worker then handles the error as usual.
@@ -97,6 +98,11 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
         session.api.complete_check_run(check_id, "neutral", title, inline_code(why[:500]), "")
         raise
+    if not any_stored and not judged:
+        # Nothing drafted either: no comment, the neutral check says there was nothing to run.
+        title, summary = nothing_to_run(issues)
+        session.api.complete_check_run(check_id, "neutral", title, summary, "")
+        return
     log.info("verify.finished", conclusion=report.conclusion)
     known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
     comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, report.comment, known)
@@ -111,6 +117,14 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         withdraw_label(session.api, ctx.records, pull.number, name, pull.labels)
 
 
+def _nothing_to_run(session: job_setup.RepoSession, pull: PullInfo, issues: list[int]) -> None:
+    """No comment, but a neutral check that says why."""
+    log.info("verify.no_reproduction", issues=issues)
+    title, summary = nothing_to_run(issues)
+    check_id = session.api.create_check_run(pull.head_sha, CHECK_NAME, title, summary)
+    session.api.complete_check_run(check_id, "neutral", title, summary, "")
+
+
 def _report(
     ctx: AppContext,
     session: job_setup.RepoSession,
@@ -118,8 +132,9 @@ def _report(
     pull: PullInfo,
     stored: Mapping[int, ReproductionRecord | None],
     guard: Guard,
-) -> PullReport:
-    """Fetch base and head, run every stored test and the pull request's own, and render."""
+) -> tuple[PullReport, bool]:
+    """Fetch base and head, run every stored (or drafted) test and the pull request's own, and
+    render; also whether any linked issue got a verdict."""
     # The fork's head is fetched through the base repository's refs/pull/N/head.
     mirror = job_setup.fetch(
         ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
@@ -133,8 +148,12 @@ def _report(
     limits = RunLimits.from_settings(ctx.settings)
     progress = MetricsProgress(ctx.metrics)
     verdicts = []
+    drafting = session.config.config.draft_at_pull_request
     for number, record in stored.items():
         guard.check()
+        if (record is None or not record.reproduced) and drafting:
+            verdicts.append(_drafted_verdict(ctx, session, env, base, head, number, progress))
+            continue
         verdicts.append(
             _issue_verdict(ctx.docker, env, base, head, number, record, limits, progress)
         )
@@ -143,7 +162,7 @@ def _report(
         ctx.docker, env, base, head, session.config.config.test_paths, limits, progress
     )
     guard.check()
-    return render_pull_report(
+    report = render_pull_report(
         repo=job.repo,
         pull_number=pull.number,
         head_sha=pull.head_sha,
@@ -152,6 +171,7 @@ def _report(
         config_errors=session.config.errors,
         from_fork=pull.from_fork(job.repo),
     )
+    return report, any(v.verdict is not None for v in verdicts)
 
 
 def _issue_verdict(
@@ -178,6 +198,59 @@ def _issue_verdict(
         progress=progress,
     )
     return IssueVerdict(number, verdict)
+
+
+def _drafted_verdict(
+    ctx: AppContext,
+    session: job_setup.RepoSession,
+    env: EnvImage,
+    base: RepoSnapshot,
+    head: RepoSnapshot,
+    number: int,
+    progress: Progress,
+) -> IssueVerdict:
+    """A linked issue with no reproduction: draft from its text knowing this change. A test
+    that fails on the base for the issue's reason and passes on the head is judged as usual
+    and offered to the author; its assertions come from the issue, never from the head."""
+    issue = session.api.find_issue(number)
+    if issue is None or issue.is_pull:
+        what = "is not an issue of this repository" if issue is None else "is a pull request"
+        return IssueVerdict(number, None, note=f"#{number} {what}, so there is nothing to run.")
+    try:
+        change = diff_between(base, head, name="pull.diff")
+    except SnapshotError as exc:
+        return IssueVerdict(number, None, note=f"The change could not be read: {exc}")
+    result = reproduce(
+        parse_issue(issue.title, issue.body),
+        base,
+        env,
+        ctx.settings,
+        client=ctx.docker,
+        llm_drafter=bind_llm_drafter(ctx.settings),
+        progress=progress,
+        fix=change,
+    )
+    log.info("verify.drafted", issue=number, reproduced=result.reproduced)
+    if not result.reproduced:
+        return IssueVerdict(
+            number,
+            None,
+            note=(
+                f"#{number} has no reproducing test, and none drafted from it fails on the base "
+                "for its reason and passes with this change."
+            ),
+        )
+    verdict = verify(
+        ctx.docker,
+        env,
+        base,
+        Patch(result.test_patch, name=f"drafted-{number}.diff"),
+        head=head,
+        test_ids=list(result.failing_tests) or None,
+        limits=RunLimits.from_settings(ctx.settings),
+        progress=progress,
+    )
+    return IssueVerdict(number, verdict, suggested=result.test_patch)
 
 
 def _own_tests(

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reprobot.bot.config.repo_file import CONFIG_PATH, config_errors_note
-from reprobot.bot.render.markdown import COMMENT_LIMIT, cap, inline_code, neutralize_mentions, trim
+from reprobot.bot.render.markdown import (
+    COMMENT_LIMIT,
+    cap,
+    inline_code,
+    neutralize_mentions,
+    trim,
+    verbatim_fence,
+)
 from reprobot.bot.render.verdict import render_verdict
 from reprobot.validation.results.verdict import Transition
 from reprobot.validation.verify import Verdict
@@ -35,6 +42,8 @@ class IssueVerdict:
     issue_number: int
     verdict: Verdict | None
     note: str = ""
+    # A test drafted at this pull request (the issue had none), offered to its author.
+    suggested: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,12 +123,31 @@ def _issue_section(item: IssueVerdict) -> _Section:
         return _Section([f"### Issue #{number}: no verdict\n\n{_no_verdict_note(item)}"])
     headline, rest = _headline(item.verdict)
     heading = f"### Issue #{number}: {headline}"
+    if item.suggested:
+        rest = f"{_suggestion(item.suggested)}\n\n{rest}"
     levels = [f"{heading}\n\n{rest}"]
     if _DETAILS_START in rest:
         short_rest = rest.split(_DETAILS_START, 1)[0].rstrip("\n")
         levels.append(f"{heading}\n\n{short_rest}\n\n{_LEFT_OUT}")
     levels.append(f"{heading}\n\n{_LEFT_OUT}")
     return _Section(levels)
+
+
+def _suggestion(test_patch: str) -> str:
+    """The drafted test, folded, offered to the pull request's author."""
+    return "\n".join(
+        [
+            "This issue had no reproducing test, so Reprobot drafted one from its text: it fails "
+            "on the base for the reason the issue describes and its checks come from the issue, "
+            "not from this change. Consider adding it to the pull request.",
+            "",
+            "<details><summary>The drafted test</summary>",
+            "",
+            verbatim_fence(trim(test_patch.rstrip("\n"), 20_000, keep="head"), "diff"),
+            "",
+            "</details>",
+        ]
+    )
 
 
 def _issue_sections(issues: Sequence[IssueVerdict]) -> list[_Section]:
