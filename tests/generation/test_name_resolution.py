@@ -6,6 +6,7 @@ import pytest
 
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
+    called_names,
     module_bindings,
     resolve_names,
     undefined_names,
@@ -225,3 +226,21 @@ def test_resolved_statements_make_the_snippet_complete(layout: TestLayout) -> No
     source = "\n".join([*second.statements, *first.statements, snippet])
     compile(source, "test_snippet.py", "exec")
     assert undefined_names(source) == []
+
+
+def test_a_called_name_resolves_to_the_function_not_the_module_of_that_name() -> None:
+    files = ["pyproject.toml", "median.py", "stats/__init__.py", "stats/summary.py"]
+    sources = {
+        "median.py": "def median(values):\n    return sorted(values)[len(values) // 2]\n",
+        "stats/__init__.py": "",
+        "stats/summary.py": "def summary(values):\n    return values\n",
+    }
+    layout = detect_layout(files)
+    assert "median" in layout.modules
+    source = "print(median([1, 2, 3, 4]))\nsummary\n"
+    called = frozenset(called_names(source))
+    assert called == {"print", "median"}
+    found = resolve_names(["median", "summary"], layout, sources, (), called)
+    # Called: the function the module defines; merely named: the module (or its definition).
+    assert found.statements[0] == "from median import median"
+    assert resolve_names(["median"], layout, sources).statements == ("import median",)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -190,3 +193,25 @@ def test_expected_text_cannot_escape_its_literal() -> None:
     body = assert_expected("f()", hostile)
     tree = ast.parse(body)
     assert [type(n).__name__ for n in tree.body] == ["Assign", "Assert"]
+
+
+def test_a_star_import_brings_no_tests_of_its_own(tmp_path: Path) -> None:
+    # A package exporting a ``test`` function that runs its whole suite (as sympy and numpy do).
+    (tmp_path / "starpkg.py").write_text(
+        "def test():\n    raise SystemExit('the whole suite ran')\n\n"
+        "class TestSuite:\n    def test_all(self):\n        raise SystemExit('ran')\n\n"
+        "def helper():\n    return 1\n"
+    )
+    text = module_text(
+        "helper is wrong", ["from starpkg import *"], [], [("helper", "assert helper() == 1")]
+    )
+    (tmp_path / "test_drafted.py").write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_drafted.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout

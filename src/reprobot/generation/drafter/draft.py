@@ -22,7 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
-from reprobot.generation.drafter.name_resolution import resolve_names, undefined_names
+from reprobot.generation.drafter.name_resolution import (
+    called_names,
+    resolve_names,
+    undefined_names,
+)
 from reprobot.generation.drafter.snippets import (
     Program,
     code_programs,
@@ -112,7 +116,9 @@ def _resolve(
         missing = [n for n in missing if n not in unresolved]
         if not missing:
             break
-        found = resolve_names(missing, tree.layout, tree.sources, tree.related_tests)
+        found = resolve_names(
+            missing, tree.layout, tree.sources, tree.related_tests, frozenset(called_names(body))
+        )
         unresolved.extend(found.unresolved)
         for statement in found.statements:
             target = imports if statement.startswith(("import ", "from ")) else prelude

@@ -86,6 +86,19 @@ def undefined_names(source: str, provided: Sequence[str] = ()) -> list[str]:
     return [n for n in names.loaded if n not in skip]
 
 
+def called_names(source: str) -> set[str]:
+    """Names ``source`` calls (``f(...)``): a module of that name is not what it means."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
 def module_bindings(source: str) -> dict[str, ast.stmt]:
     """Top-level names a module binds, each with the statement that binds it."""
     try:
@@ -135,9 +148,12 @@ def resolve_names(
     layout: TestLayout,
     sources: Mapping[str, str],
     related_tests: Sequence[str] = (),
+    called: frozenset[str] = frozenset(),
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
-    (the package ``__init__`` files, the related test files and the modules of the tree)."""
+    (the package ``__init__`` files, the related test files and the modules of the tree). A
+    name in ``called`` is called by the snippet: it resolves to a function or class of that
+    name before a module."""
     statements: list[str] = []
     unresolved: list[str] = []
     exports = {
@@ -147,7 +163,7 @@ def resolve_names(
     }
     test_bindings = [(path, module_bindings(sources.get(path, ""))) for path in related_tests]
     for name in names:
-        statement = _resolve_one(name, layout, exports, test_bindings, sources)
+        statement = _resolve_one(name, layout, exports, test_bindings, sources, name in called)
         if statement is None:
             unresolved.append(name)
         elif statement not in statements:
@@ -161,14 +177,28 @@ def _resolve_one(
     exports: Mapping[str, Mapping[str, ast.stmt]],
     test_bindings: Sequence[tuple[str, Mapping[str, ast.stmt]]],
     sources: Mapping[str, str],
+    called: bool = False,
 ) -> str | None:
-    if name in layout.packages or name in layout.modules:
+    is_module = name in layout.packages or name in layout.modules
+    if is_module and called:
+        # "median(...)" where the tree has a module median.py: the function it defines (or a
+        # package exports) is what was called; "'module' object is not callable" otherwise.
+        for package, bound in exports.items():
+            if name in bound and not name.startswith("_"):
+                return f"from {package} import {name}"
+        if found := _defining_module(name, layout, sources):
+            return found
+    if is_module:
         return f"import {name}"
-    if name in sys.stdlib_module_names:
+    if name in sys.stdlib_module_names and not called:
         return f"import {name}"
     for package, bound in exports.items():
         if name in bound and not name.startswith("_"):
             return f"from {package} import {name}"
+    if name in sys.stdlib_module_names:
+        # Called, yet no package of the tree exports it: a function of the tree of that name,
+        # or the standard module after all.
+        return _defining_module(name, layout, sources) or f"import {name}"
     for path, bound in test_bindings:
         node = bound.get(name)
         if isinstance(node, ast.Import | ast.ImportFrom):

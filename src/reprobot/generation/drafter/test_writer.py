@@ -32,6 +32,16 @@ def slug(title: str) -> str:
     return text if text and not text[0].isdigit() else f"issue_{text}".strip("_")
 
 
+# A star import can bring in callables pytest collects as tests (``sympy.test``, ``numpy.test``
+# run a whole project's suite); the module keeps none that it did not define itself.
+_STAR_GUARD = (
+    "# Names a star import brought in are not this module's tests.",
+    "for _name in [n for n in dict(globals()) if n.lower().startswith('test')]:",
+    "    if getattr(globals()[_name], '__module__', __name__) != __name__:",
+    "        del globals()[_name]",
+)
+
+
 def _comment(text: str, width: int = 96) -> list[str]:
     lines = textwrap.wrap(" ".join(text.split()), width=width - 2) or [""]
     return [f"# {line}" for line in lines[:3]]
@@ -54,6 +64,9 @@ def module_text(
     imports = list(dict.fromkeys(imports))
     if imports:
         parts.extend(imports)
+        parts.append("")
+    if any(line.rstrip().endswith("import *") for line in imports):
+        parts.extend(_STAR_GUARD)
         parts.append("")
     if prelude:
         parts.extend(prelude)
