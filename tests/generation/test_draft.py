@@ -323,3 +323,36 @@ def test_drafts_fail_on_r_for_the_issues_reason(
         test_run = TestRun(outcomes=outcomes, failures=failures)
         judgement = judge_run(test_run, d.test_files, issue_reason(report, out.wrong_values))
         assert judgement.verdict is Verdict.REPRODUCES, (d.method, judgement)
+
+
+RAISES_LIKE_ISSUE = (
+    "parse_number accepts blanks",
+    """\
+```python
+>>> parse_number("")
+Traceback (most recent call last):
+...
+ValueError: empty input
+>>> parse_number("   ")  <--- this is not handled correctly
+0
+```
+""",
+)
+
+
+def test_a_sibling_that_raises_sets_what_the_pointed_statement_must_do(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    out = draft(RAISES_LIKE_ISSUE, snapshot)
+    drafts = by_method(out)
+    assert "issue-session-raises-like" in drafts
+    d = drafts["issue-session-raises-like"]
+    assert '`parse_number("   ")` must raise `ValueError`' in d.note
+    text = module_of(d)
+    compile(text, d.test_files[0], "exec")
+    assert text.index("import pytest\n") < text.index("def test_")
+    assert "from calc import parse_number\n" in text
+    # The statement that raised is the comparison, not the setup.
+    assert '    with pytest.raises(ValueError):\n        parse_number("   ")\n' in text
+    assert 'parse_number("")' not in text
+    assert_applies(repo, d)

@@ -30,6 +30,7 @@ from reprobot.generation.drafter.name_resolution import (
 from reprobot.generation.drafter.snippets import (
     Program,
     code_programs,
+    raised_exception,
     raising_step,
     session_programs,
     shown_value_step,
@@ -141,6 +142,8 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     # A statement the reporter points at after the one that raised is the issue; the raise
     # before it is the behaviour they compare it with.
     pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
+    if raised is not None and pointed_later:
+        out.extend(_raises_like_sources(program, raised))
     if raised is not None and not pointed_later:
         body = "\n".join(steps[: raised + 1])
         out.append(
@@ -181,6 +184,24 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
                 )
                 break
     return out
+
+
+def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
+    """A session where one call raises (as it should) and the reporter points at a later one
+    that does not: the later one must raise the same exception. ``solve(a)`` raises
+    ``NotImplementedError``; ``solve(b)  <--- not handled correctly`` returns a value."""
+    exception = raised_exception(program.steps[raised])
+    marked = next(
+        (k for k, s in enumerate(program.steps) if k > raised and s.marked and s.is_expression),
+        None,
+    )
+    if exception is None or marked is None:
+        return []
+    setup = [s.source for k, s in enumerate(program.steps[:marked]) if k != raised]
+    statement = program.steps[marked].source
+    body = "\n".join([*setup, f"with pytest.raises({exception}):", f"    {statement}"])
+    note = f"`{statement}` must raise `{exception}`, as the statement before it does"
+    return [TestSource("issue-session-raises-like", program.imports, body, note)]
 
 
 def _squash(text: str) -> str:

@@ -232,6 +232,13 @@ def raising_step(program: Program) -> int | None:
     return None
 
 
+def raised_exception(step: Step) -> str | None:
+    """The exception a session step printed ("NotImplementedError: ..."): the last such line."""
+    found = _EXC_LINE.findall(step.output) if step.output else []
+    name = found[-1].rstrip(":") if found else None
+    return name if name and name.isidentifier() else None
+
+
 def shown_value_step(program: Program) -> int | None:
     """The session step whose printed value the issue is about: the one the reporter marked,
     else the last statement (trailing version queries aside) when it printed a value. Values

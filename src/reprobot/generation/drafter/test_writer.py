@@ -135,4 +135,4 @@ def assert_expected(expression: str, expected: str, setup: Sequence[str] = ()) -
 
 def needs_pytest(body: str) -> bool:
     """Whether a body written here uses ``pytest`` (its module must import it)."""
-    return "pytest.approx(" in body
+    return "pytest.approx(" in body or "pytest.raises(" in body
