@@ -33,6 +33,13 @@ NOTHING = "its code and sessions show no exception, no value called wrong and no
         ([skipped("names the issue's code uses are not found: frob")], drafting.NAMES),
         ([ran("not-applied", "the test patch does not apply")], drafting.NOT_APPLIED),
         ([ran("broken", "the test's own code fails: NameError: x")], drafting.BROKEN),
+        (
+            [
+                ran("broken", "the test's own code fails: NameError: name 'app' is not defined"),
+                skipped("names the issue's code uses are not found: app"),
+            ],
+            drafting.NAMES,
+        ),
         ([ran("broken", "ModuleNotFoundError: No module named 'numpy'")], drafting.ENVIRONMENT),
         ([ran("passes", "every new test passes on R"), ran("broken")], drafting.PASSES),
         ([ran("unrelated", "fails with KeyError"), ran("passes")], drafting.UNRELATED),

@@ -117,14 +117,18 @@ def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str
         return UNRELATED
     if "passes" in outcomes:
         return PASSES
+    skipped = " ".join(str(c.get("reason", "")) for c in candidates if c not in ran)
+    names_missing = "names the issue's code uses are not found" in skipped
     if "broken" in outcomes:
-        return ENVIRONMENT if any(m in reasons for m in _MISSING_MODULE) else BROKEN
+        if any(m in reasons for m in _MISSING_MODULE):
+            return ENVIRONMENT
+        # A name the drafter could not find, failing as such: the example is incomplete.
+        return NAMES if names_missing and "NameError" in reasons else BROKEN
     if "not-applied" in outcomes:
         return NOT_APPLIED
     if "error" in outcomes:
         return SANDBOX
-    skipped = " ".join(str(c.get("reason", "")) for c in candidates if c not in ran)
-    if "names the issue's code uses are not found" in skipped:
+    if names_missing:
         return NAMES
     if "no exception, no value called wrong" in skipped:
         return NO_ORACLE
