@@ -148,8 +148,8 @@ def _reproduce(
         candidates.extend(validator.validate(_distinct(llm_drafts, drafts)))
     # One run stays free for the confirmation of the chosen candidate (two with a fix).
     budget.runs_left += 1 if fix is None else 2
-    chosen, unconfirmed = _confirm(rank(candidates), validator, fix)
-    candidates = [unconfirmed.get(id(c), c) for c in candidates]
+    chosen, tried = _confirm(rank(candidates), validator, fix)
+    candidates = [tried.get(id(c), c) for c in candidates]
     log.info(
         "reproduce.done",
         repo=snapshot.repo,
@@ -206,30 +206,30 @@ def _confirm(
     ranked: list[Candidate], validator: Validator, fix: Patch | None = None
 ) -> tuple[Candidate | None, dict[int, Candidate]]:
     """The first ranked candidate that reproduces again when run alone (a flaky or
-    order-dependent failure does not leave drafting) and, with ``fix``, passes with it; and the
-    ones that did not, by id."""
-    unconfirmed: dict[int, Candidate] = {}
+    order-dependent failure does not leave drafting) and, with ``fix``, passes with it; and, by
+    the id of the candidate they replace, how every candidate tried came out run alone (the
+    chosen one as it will be kept: under its own module name)."""
+    tried: dict[int, Candidate] = {}
     # Knowing the fix, more candidates are worth a try: the budget still bounds the runs.
     for candidate in ranked[: 3 if fix is None else 6]:
         draft, renamed = _alone(candidate.draft, validator)
         again = validator.validate_one(draft)
         wanted = {renamed(t) for t in candidate.failing_tests[:1]}
         if again.reproduces and set(again.failing_tests) >= wanted:
-            if fix is None:
-                return again, unconfirmed
-            if validator.passes_with(draft, fix, again.failing_tests):
-                return again, unconfirmed
+            if fix is None or validator.passes_with(draft, fix, again.failing_tests):
+                tried[id(candidate)] = again
+                return again, tried
             log.info("reproduce.not_fixed", method=candidate.draft.method)
-            unconfirmed[id(candidate)] = replace(
+            tried[id(candidate)] = replace(
                 again,
                 verdict=Verdict.UNRELATED,
                 reason="fails on R for the issue's reason, but still fails with the fix",
             )
             continue
         log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
-        unconfirmed[id(candidate)] = replace(
+        tried[id(candidate)] = replace(
             again,
             verdict=Verdict.UNRELATED if again.verdict is Verdict.REPRODUCES else again.verdict,
             reason=f"reproduced once but not when run alone: {again.reason}",
         )
-    return None, unconfirmed
+    return None, tried
