@@ -18,9 +18,7 @@ from reprobot.bot.render.reproduction import (
 )
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
-from reprobot.generation.issue.report import parse_issue
-from reprobot.generation.llm.setup import bind_llm_drafter
-from reprobot.generation.pool.reproduce import Reproduction, reproduce
+from reprobot.generation.pool.reproduce import Reproduction
 
 if TYPE_CHECKING:
     from reprobot.bot.context import AppContext
@@ -52,15 +50,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     spec = job_setup.env_spec(session, snapshot)
     env = job_setup.environment(ctx, spec, snapshot)
     guard.check()
-    result = reproduce(
-        parse_issue(issue.title, issue.body),
-        snapshot,
-        env,
-        ctx.settings,
-        client=ctx.docker,
-        llm_drafter=bind_llm_drafter(ctx.settings),
-        progress=MetricsProgress(ctx.metrics),
-    )
+    result = job_setup.draft(ctx, issue, snapshot, env, MetricsProgress(ctx.metrics))
     log.info(
         "reproduce.finished",
         reproduced=result.reproduced,

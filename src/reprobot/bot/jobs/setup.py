@@ -15,12 +15,17 @@ from reprobot.bot.config.repo_file import ConfigResult, env_spec_for, parse_repo
 from reprobot.bot.context import AppContext
 from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import InstallationAuth
-from reprobot.bot.github.repo_api import RepoAPI, RepoInfo
+from reprobot.bot.github.repo_api import IssueInfo, RepoAPI, RepoInfo
 from reprobot.bot.metrics import MetricsProgress
 from reprobot.bot.store.jobs import Job
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.llm.setup import bind_llm_drafter
+from reprobot.generation.pool.reproduce import Reproduction, reproduce
+from reprobot.progress import Progress
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envdetect import detect_env_spec
 from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 log = structlog.get_logger(__name__)
@@ -112,3 +117,25 @@ def env_spec(session: RepoSession, trusted: RepoSnapshot) -> EnvSpec:
 def environment(ctx: AppContext, spec: EnvSpec, trusted: RepoSnapshot) -> EnvImage:
     """The environment image, built (with network) only from the trusted commit."""
     return ensure_environment(ctx.docker, spec, trusted, ctx.settings, MetricsProgress(ctx.metrics))
+
+
+def draft(
+    ctx: AppContext,
+    issue: IssueInfo,
+    snapshot: RepoSnapshot,
+    env: EnvImage,
+    progress: Progress,
+    fix: Patch | None = None,
+) -> Reproduction:
+    """Reproduce ``issue`` on ``snapshot`` as ``reprobot reproduce`` does (with the LLM methods
+    when the App has an endpoint); with ``fix``, patch-aware."""
+    return reproduce(
+        parse_issue(issue.title, issue.body),
+        snapshot,
+        env,
+        ctx.settings,
+        client=ctx.docker,
+        llm_drafter=bind_llm_drafter(ctx.settings),
+        progress=progress,
+        fix=fix,
+    )

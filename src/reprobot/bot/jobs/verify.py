@@ -27,9 +27,6 @@ from reprobot.bot.render.pull import (
 )
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
-from reprobot.generation.issue.report import parse_issue
-from reprobot.generation.llm.setup import bind_llm_drafter
-from reprobot.generation.pool.reproduce import reproduce
 from reprobot.progress import Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import ReprobotError, SnapshotError
@@ -220,16 +217,7 @@ def _drafted_verdict(
         change = diff_between(base, head, name="pull.diff")
     except SnapshotError as exc:
         return IssueVerdict(number, None, note=f"The change could not be read: {exc}")
-    result = reproduce(
-        parse_issue(issue.title, issue.body),
-        base,
-        env,
-        ctx.settings,
-        client=ctx.docker,
-        llm_drafter=bind_llm_drafter(ctx.settings),
-        progress=progress,
-        fix=change,
-    )
+    result = job_setup.draft(ctx, issue, base, env, progress, fix=change)
     log.info("verify.drafted", issue=number, reproduced=result.reproduced)
     if not result.reproduced:
         return IssueVerdict(
