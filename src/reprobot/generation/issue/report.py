@@ -7,7 +7,6 @@ bounded repetitions where a match could otherwise restart at every position).
 
 from __future__ import annotations
 
-import ast
 import builtins
 import keyword
 import re
@@ -18,6 +17,7 @@ from typing import Literal
 from reprobot.generation.issue.expectations import Expectation, find_expectations
 from reprobot.generation.issue.names import as_path, code_names, spans, unique
 from reprobot.generation.issue.tracebacks import HEADER, Traceback, find_tracebacks
+from reprobot.generation.issue.unfenced import PY_SIGNAL, parses_as_code, unfenced, width
 
 MAX_BODY_CHARS = 200_000
 MAX_TITLE_CHARS = 1_000
@@ -42,11 +42,6 @@ _HTML_TAG = re.compile(r"</?(?:details|summary)\b[^>\n]{0,300}>|<br[ \t]{0,5}/?>
 _IPY_IN = re.compile(r"In \[\d{0,6}\]: ?")
 _IPY_OUT = re.compile(r"Out\[\d{0,6}\]: ?")
 _IPY_MORE = re.compile(r"\.{3,}: ?")
-_PY_SIGNAL = re.compile(
-    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.]+|(?:async[ \t]+)?def[ \t]+\w+"
-    r"[ \t]*\(|class[ \t]+\w+[ \t]*[(:]|@[\w.]+[ \t]*(?:\(|$)|if[ \t]+__name__[ \t]*==)",
-    re.MULTILINE,
-)
 # Comments and strings are skipped so that names inside them do not count as code.
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _PATH_SPLIT = re.compile(r"[\s\"'`()\[\]<>{},;|=*]+")
@@ -103,7 +98,7 @@ class CodeBlock:
             return self.language in _PYTHON_LANGUAGES and (bool(code.strip()) or self.is_session)
         if self.session is not None:
             return True
-        return _parses_as_code(code) or _PY_SIGNAL.search(code) is not None
+        return parses_as_code(code) or PY_SIGNAL.search(code) is not None
 
     @cached_property
     def tracebacks(self) -> tuple[Traceback, ...]:
@@ -303,19 +298,6 @@ def _clean(body: str) -> str:
 # --- code blocks --------------------------------------------------------------------------------
 
 
-def _width(line: str) -> int:
-    """Indentation in columns, tabs to the next multiple of four."""
-    width = 0
-    for char in line:
-        if char == " ":
-            width += 1
-        elif char == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
 def _dedent(line: str, columns: int) -> str:
     if line.startswith("\t") and columns >= 4:
         return line[1:]
@@ -356,14 +338,14 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
             after_blank = True
             i += 1
             continue
-        elif _width(line) >= 4 and after_blank and not in_list:
+        elif width(line) >= 4 and after_blank and not in_list:
             j = last = i
-            while j < len(lines) and (not lines[j].strip() or _width(lines[j]) >= 4):
+            while j < len(lines) and (not lines[j].strip() or width(lines[j]) >= 4):
                 last = j if lines[j].strip() else last
                 j += 1
             text = "\n".join(_dedent(inner, 4) for inner in lines[i : last + 1])
             block = CodeBlock(text, None, "indented", i + 1)
-        elif not in_list and i >= tried_until and (found := _unfenced(lines, i))[1] is not None:
+        elif not in_list and i >= tried_until and (found := unfenced(lines, i))[1] is not None:
             last, text = found[0], found[1] or ""
             block = CodeBlock(text, "python", "unfenced", i + 1)
         else:
@@ -372,7 +354,7 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
                 tried_until = found[0] + 1
             if _LIST_ITEM.match(line):
                 in_list = True
-            elif after_blank and _width(line) == 0:
+            elif after_blank and width(line) == 0:
                 in_list = False
             after_blank = False
             i += 1
@@ -384,97 +366,10 @@ def _code_blocks(lines: list[str]) -> tuple[list[CodeBlock], list[int]]:
     return blocks, owner
 
 
-_MAX_UNFENCED_LINES = 200
-_CUTS = 6
-_OPENS = (":", ",", "(", "[", "{", "\\")
-_CLOSES = (")", "]", "}")
-
-
-def _parses(text: str) -> SyntaxError | None:
-    """None when ``text`` parses; the error otherwise."""
-    try:
-        ast.parse(text)
-    except SyntaxError as exc:
-        return exc
-    except (ValueError, RecursionError, MemoryError):
-        return SyntaxError("unreadable")
-    return None
-
-
-def _strong_code_line(line: str) -> bool:
-    """A line of prose that is a statement doing something: an import, a definition, a call or
-    an assignment; a sentence never parses, and a bare word or value does not count."""
-    text = line.strip()
-    if not text or text.startswith("#") or len(text) > 500:
-        return False
-    return _PY_SIGNAL.match(text) is not None or _parses_as_code(text)
-
-
-def _code_like(line: str, previous: str) -> bool:
-    """Whether ``line`` can continue a run of unfenced code after ``previous``."""
-    text = line.strip()
-    if not text or len(text) > 500:
-        return False
-    if text.startswith("#") or text.startswith(_CLOSES) or previous.rstrip().endswith(_OPENS):
-        return True
-    if line[:1] in (" ", "\t") and previous.strip():
-        return True  # the body of a definition, or a continuation
-    return _PY_SIGNAL.match(text) is not None or _parses(text) is None
-
-
-def _unfenced(lines: list[str], i: int) -> tuple[int, str | None]:
-    """(last line, text) of Python written straight into the prose from line ``i``: a run of
-    code-like lines, started by a statement that does something, cut back at most a few times
-    to where it parses; text None when there is none (last: the end of the run tried). Each run
-    is parsed a bounded number of times and never tried again from inside, so this stays
-    linear."""
-    return _unfenced_run(lines, i)
-
-
-def _unfenced_run(lines: list[str], i: int) -> tuple[int, str | None]:
-    if not _strong_code_line(lines[i]) or _width(lines[i]) >= 4:
-        return i, None
-    j = i + 1
-    while j < len(lines) and j - i < _MAX_UNFENCED_LINES and _code_like(lines[j], lines[j - 1]):
-        j += 1
-    run = [line.rstrip() for line in lines[i:j]]
-    for _ in range(_CUTS):
-        text = "\n".join(run)
-        error = _parses(text)
-        if error is None:
-            if not _parses_as_code(text):
-                return j - 1, None
-            return i + len(run) - 1, text
-        # Cut the run before the line the parser stopped at (a sentence that looked like code).
-        cut = (error.lineno or 1) - 1
-        if cut <= 0 or cut >= len(run):
-            cut = len(run) - 1
-        run = run[:cut]
-    return j - 1, None
-
-
 def _code_part(text: str) -> str:
     """The text before a traceback header: code pasted above its own traceback."""
     at = text.find(HEADER)
     return text if at < 0 else text[: text.rfind("\n", 0, at) + 1]
-
-
-def _parses_as_code(text: str) -> bool:
-    """Whether ``text`` parses as Python with at least one statement that does something.
-
-    Output often parses too (``[1, 2]``, ``True``, ``KeyError: 'a'`` as an annotation), so bare
-    values and annotations without a value do not count."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    for node in tree.body:
-        if isinstance(node, ast.Expr) and not isinstance(node.value, (ast.Call, ast.Await)):
-            continue
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            continue
-        return True
-    return False
 
 
 # --- sessions -----------------------------------------------------------------------------------
@@ -533,7 +428,7 @@ def _sessions(lines: list[str], *, prose: bool) -> list[Session]:
                 sessions.append(Session(tuple(steps)))
                 steps = []
         else:
-            output.append(_dedent(line, indent) if _width(line) >= indent else line.strip())
+            output.append(_dedent(line, indent) if width(line) >= indent else line.strip())
     _flush(steps, source, output)
     if steps:
         sessions.append(Session(tuple(steps)))
