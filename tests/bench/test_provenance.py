@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from reprobot.bench.predictions import (
     load_predictions,
 )
 from reprobot.bench.provenance import (
+    code_sha256,
     file_sha256,
     fingerprint,
     provenance,
@@ -98,8 +100,10 @@ def test_provenance_hashes_existing_files_and_names_missing_ones(tmp_path: Path)
     date = datetime.fromisoformat(header["date"])
     assert date.utcoffset() == timedelta(0)
     assert before <= date <= after
+    assert header["reprobot_code"] == code_sha256()
     assert set(header) == {
         "reprobot_version",
+        "reprobot_code",
         "date",
         "python",
         "platform",
@@ -116,7 +120,10 @@ def test_provenance_markdown(tmp_path: Path) -> None:
     path.write_text("x", encoding="utf-8")
     header = provenance({"predictions": path}, ["reprobot", "bench"])
     lines = provenance_markdown(header)
-    assert lines[0].startswith(f"- Reprobot {__version__}, {header['date']}, Python ")
+    code = code_sha256()[:12]
+    assert lines[0].startswith(
+        f"- Reprobot {__version__} (code `{code}`), {header['date']}, Python "
+    )
     assert lines[1] == "- Command: `reprobot bench`"
     assert lines[2] == f"- predictions: `{path}` (sha256 `{file_sha256(path)[:16]}…`)"
     assert len(lines) == 3
@@ -202,3 +209,14 @@ def test_gold_predictions() -> None:
     }
     assert GOLD == "gold"
     assert gold_predictions([]) == {}
+
+
+def test_the_code_hash_covers_reprobots_own_source() -> None:
+    import reprobot
+
+    assert re.fullmatch(r"[0-9a-f]{64}", code_sha256())
+    package = Path(reprobot.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    assert code_sha256() == digest.hexdigest()

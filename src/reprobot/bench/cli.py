@@ -43,7 +43,7 @@ from reprobot.bench.pod import (
     tests_plan,
 )
 from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
-from reprobot.bench.provenance import fingerprint, provenance, text_sha256
+from reprobot.bench.provenance import code_sha256, fingerprint, provenance, text_sha256
 from reprobot.bench.swt import evaluate_instance, score
 from reprobot.console import console
 from reprobot.generation.llm.setup import bind_llm_drafter
@@ -181,6 +181,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
             key=i.instance_id,
             fingerprint=fingerprint(
                 EVALUATION_VERSION,
+                code_sha256(),
                 "swt",
                 i.instance_id,
                 text_sha256(predictions[i.instance_id].patch),
@@ -256,6 +257,7 @@ def _draft_all(
             key=key,
             fingerprint=fingerprint(
                 EVALUATION_VERSION,
+                code_sha256(),
                 "draft",
                 __version__,
                 text_sha256(i.problem_statement),
@@ -328,7 +330,7 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     ref_units = [
         Unit(
             key=f"reference--{i}",
-            fingerprint=fingerprint(EVALUATION_VERSION, "pod-ref", i, test_source),
+            fingerprint=fingerprint(EVALUATION_VERSION, code_sha256(), "pod-ref", i, test_source),
             label=f"{i} (reference)",
         )
         for i in wanted
@@ -352,7 +354,12 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
         Unit(
             key=c.key,
             fingerprint=fingerprint(
-                EVALUATION_VERSION, "pod", c.instance_id, text_sha256(c.patch), test_source
+                EVALUATION_VERSION,
+                code_sha256(),
+                "pod",
+                c.instance_id,
+                text_sha256(c.patch),
+                test_source,
             ),
             label=c.key,
         )

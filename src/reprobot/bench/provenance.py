@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -26,6 +27,17 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+@functools.cache
+def code_sha256() -> str:
+    """A hash of Reprobot's own source: a stored result made by other code is not reused."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def fingerprint(*parts: Any) -> str:
     """A short stable hash of JSON-serialisable parts (what makes a stored result reusable)."""
     blob = json.dumps(parts, sort_keys=True, default=str).encode()
@@ -38,6 +50,7 @@ def provenance(
     """The header of a report: every input file with its SHA-256, version, date and command."""
     return {
         "reprobot_version": __version__,
+        "reprobot_code": code_sha256(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -60,7 +73,8 @@ def provenance(
 def provenance_markdown(header: Mapping[str, Any]) -> list[str]:
     """The provenance header as markdown lines."""
     lines = [
-        f"- Reprobot {header['reprobot_version']}, {header['date']}, "
+        f"- Reprobot {header['reprobot_version']} "
+        f"(code `{str(header.get('reprobot_code', '?'))[:12]}`), {header['date']}, "
         f"Python {header['python']} on {header['platform']}",
         f"- Command: `{' '.join(header['command'])}`",
     ]
