@@ -14,7 +14,7 @@ from reprobot.bot.render.pull import (
     PullReport,
     render_pull_report,
 )
-from reprobot.validation.results.oracles import module_oracles
+from reprobot.validation.results.oracles import Oracle, module_oracles
 from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import Verdict, grade
@@ -28,6 +28,7 @@ def _verdict(
     before: dict[str, Outcome],
     after: dict[str, Outcome],
     failures: dict[str, str] | None = None,
+    oracles: dict[str, Oracle] | None = None,
 ) -> Verdict:
     return grade(
         TestRun(outcomes=before, failures=failures or {}),
@@ -37,6 +38,7 @@ def _verdict(
         {"m.py": b"x = 2\n"},
         BASE,
         HEAD,
+        oracles=oracles,
     )
 
 
@@ -55,16 +57,8 @@ INCONCLUSIVE = grade(
 NO_TESTS = OwnTests((), None)
 WEAK_TEST = "def test_a():\n    result = median([1, 2, 3, 4])\n    assert result != 3\n"
 STRONG_TEST = "def test_a():\n    assert median([1, 2, 3, 4]) == 2.5\n"
-WEAK = grade(
-    TestRun(outcomes={"t.py::a": F}),
-    TestRun(outcomes={"t.py::a": P}),
-    Patch(FIX),
-    {},
-    {},
-    BASE,
-    HEAD,
-    oracles={"t.py::a": module_oracles("t.py", WEAK_TEST)["t.py::test_a"]},
-)
+WEAK_ORACLE = module_oracles("t.py", WEAK_TEST)["t.py::test_a"]
+WEAK = _verdict({"t.py::a": F}, {"t.py::a": P}, oracles={"t.py::a": WEAK_ORACLE})
 
 
 def _report(
@@ -303,13 +297,10 @@ def test_a_success_resting_only_on_weak_oracles_is_not_verified_and_says_why() -
     )
     # One strong test among the fixed ones is enough; unknown oracles never weaken a verdict.
     strong = module_oracles("t.py", STRONG_TEST)["t.py::test_a"]
-    runs = (
-        TestRun(outcomes={"t.py::a": F, "t.py::b": F}),
-        TestRun(outcomes={"t.py::a": P, "t.py::b": P}),
-    )
-    mixed = {"t.py::a": WEAK.oracles["t.py::a"], "t.py::b": strong}
-    assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles=mixed).status == "verified"
-    assert grade(*runs, Patch(FIX), {}, {}, BASE, HEAD, oracles={}).status == "verified"
+    before, after = {"t.py::a": F, "t.py::b": F}, {"t.py::a": P, "t.py::b": P}
+    mixed = {"t.py::a": WEAK_ORACLE, "t.py::b": strong}
+    assert _verdict(before, after, oracles=mixed).status == "verified"
+    assert _verdict(before, after, oracles={}).status == "verified"
 
 
 def test_a_test_drafted_at_the_pull_request_is_offered_to_its_author() -> None:

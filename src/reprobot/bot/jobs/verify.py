@@ -74,6 +74,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     stored = {n: ctx.records.reproduction(job.repo, n) for n in issues}
     any_stored = any(r is not None and r.reproduced for r in stored.values())
     if not any_stored and not config.draft_at_pull_request:
+        guard.check()
         _nothing_to_run(session, pull, issues)
         return
     guard.check()
@@ -144,19 +145,26 @@ def _report(
     env = job_setup.environment(ctx, spec, base)
     limits = RunLimits.from_settings(ctx.settings)
     progress = MetricsProgress(ctx.metrics)
+    try:
+        change: Patch | None = diff_between(base, head, name="pull.diff")
+    except SnapshotError as exc:
+        log.warning("verify.diff_failed", error=str(exc))
+        change = None
     verdicts = []
     drafting = session.config.config.draft_at_pull_request
     for number, record in stored.items():
         guard.check()
         if (record is None or not record.reproduced) and drafting:
-            verdicts.append(_drafted_verdict(ctx, session, env, base, head, number, progress))
+            verdicts.append(
+                _drafted_verdict(ctx, session, env, base, head, change, number, progress)
+            )
             continue
         verdicts.append(
             _issue_verdict(ctx.docker, env, base, head, number, record, limits, progress)
         )
     guard.check()
     own = _own_tests(
-        ctx.docker, env, base, head, session.config.config.test_paths, limits, progress
+        ctx.docker, env, base, change, session.config.config.test_paths, limits, progress
     )
     guard.check()
     report = render_pull_report(
@@ -203,6 +211,7 @@ def _drafted_verdict(
     env: EnvImage,
     base: RepoSnapshot,
     head: RepoSnapshot,
+    change: Patch | None,
     number: int,
     progress: Progress,
 ) -> IssueVerdict:
@@ -213,10 +222,8 @@ def _drafted_verdict(
     if issue is None or issue.is_pull:
         what = "is not an issue of this repository" if issue is None else "is a pull request"
         return IssueVerdict(number, None, note=f"#{number} {what}, so there is nothing to run.")
-    try:
-        change = diff_between(base, head, name="pull.diff")
-    except SnapshotError as exc:
-        return IssueVerdict(number, None, note=f"The change could not be read: {exc}")
+    if change is None:
+        return IssueVerdict(number, None, note="The pull request's change could not be read.")
     result = job_setup.draft(ctx, issue, base, env, progress, fix=change)
     log.info("verify.drafted", issue=number, reproduced=result.reproduced)
     if not result.reproduced:
@@ -245,17 +252,14 @@ def _own_tests(
     client: docker.DockerClient,
     env: EnvImage,
     base: RepoSnapshot,
-    head: RepoSnapshot,
+    change: Patch | None,
     test_paths: tuple[str, ...],
     limits: RunLimits,
     progress: Progress,
 ) -> OwnTests:
-    """The pull request's own test changes, run on the base with and without its code changes:
-    does the fix come with a test that fails before it?"""
-    try:
-        change = diff_between(base, head, name="pull.diff")
-    except SnapshotError as exc:
-        log.warning("verify.diff_failed", error=str(exc))
+    """The pull request's own test changes (in ``change``, base to head), run on the base with
+    and without its code changes: does the fix come with a test that fails before it?"""
+    if change is None:
         return OwnTests((), None)
     files = change.files
     tests = set(test_modules(change))

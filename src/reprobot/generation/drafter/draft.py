@@ -225,6 +225,15 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     )
 
 
+def _setup_before(program: Program, call: str) -> list[str]:
+    """The reproducer's statements before ``call`` (all of them when it never makes it), the
+    one that raised left out: the setup of a test about that call."""
+    steps = [s.source for s in program.steps]
+    at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
+    raised = raising_step(program)
+    return [s for k, s in enumerate(steps[:at]) if k != raised]
+
+
 def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -> list[TestSource]:
     """ "I expected `f(x)` to return `5`": the reproducer's statements up to that call, then the
     call must give the stated value. Without a reproducer, the call alone."""
@@ -232,15 +241,15 @@ def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -
     note = f"`{call}` must give `{value}`, as the issue expects"
     if not programs:
         return [TestSource("issue-expected-return", (), assert_expected(call, value), note)]
-    out = []
-    for program in programs[:2]:
-        steps = [s.source for s in program.steps]
-        at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
-        raised = raising_step(program)
-        setup = [s for k, s in enumerate(steps[:at]) if k != raised]
-        body = assert_expected(call, value, setup)
-        out.append(TestSource("issue-expected-return", program.imports, body, note))
-    return out
+    return [
+        TestSource(
+            "issue-expected-return",
+            program.imports,
+            assert_expected(call, value, _setup_before(program, call)),
+            note,
+        )
+        for program in programs[:2]
+    ]
 
 
 def _expected_for(issue: IssueReport, wrong: str) -> str | None:
@@ -260,14 +269,9 @@ def _stated_value_sources(programs: list[Program], call: str, value: str) -> lis
     """ "`f(x)` is `3`" (the issue calls it wrong): the call must no longer give that value, after
     the reproducer's statements before it. A weak oracle: any other value passes."""
     note = f"`{call}` must no longer give `{value}`, the value the issue reports"
-    setup: list[str] = []
-    imports: tuple[str, ...] = ()
-    for program in programs[:1]:
-        steps = [s.source for s in program.steps]
-        at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
-        raised = raising_step(program)
-        setup = [s for k, s in enumerate(steps[:at]) if k != raised]
-        imports = program.imports
+    program = programs[0] if programs else None
+    setup = _setup_before(program, call) if program else []
+    imports = program.imports if program else ()
     body = assert_not_shown(call, value, setup)
     return [TestSource("issue-stated-value", imports, body, note)]
 
