@@ -100,7 +100,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--env-specs",
         type=Path,
-        help="environment table (default: env_specs.json next to the instances)",
+        help="environment table: env_specs.json or the harness's harness_specs.json "
+        "(default: whichever is next to the instances)",
     )
     parser.add_argument("--workers", type=int, help="parallel units (default: cores and memory)")
     parser.add_argument("--only", action="append", default=[], help="instance id (repeatable)")
@@ -109,10 +110,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _env_specs(args: argparse.Namespace) -> Path:
     if args.env_specs is not None:
         return Path(args.env_specs)
-    candidate = Path(args.instances).parent / "env_specs.json"
-    if candidate.is_file():
-        return candidate
-    raise DatasetError(f"no env_specs.json next to {args.instances}: pass --env-specs")
+    for name in ("env_specs.json", "harness_specs.json"):
+        candidate = Path(args.instances).parent / name
+        if candidate.is_file():
+            return candidate
+    raise DatasetError(
+        f"no env_specs.json or harness_specs.json next to {args.instances}: pass --env-specs"
+    )
 
 
 def resolve_instances(args: argparse.Namespace, settings: Settings) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reprobot.bench.harness_table import harness_table, is_harness_document
 from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
 from reprobot.validation.errors import ReprobotError
 from reprobot.validation.results.testrun import Outcome
@@ -172,12 +173,21 @@ def default_overlay() -> Path:
 
 
 def load_env_specs(path: Path, overlay: Path | None = None) -> SpecTable:
-    """The spec table of ``path``, with ``overlay``'s records (same shape) merged over it."""
-    table = spec_table(json.loads(Path(path).read_text(encoding="utf-8")))
+    """The spec table of ``path``, with ``overlay``'s records (same shape) merged over it.
+
+    ``path`` is an ``env_specs.json`` or the harness's own ``harness_specs.json``; the latter is
+    converted (``harness_table``), its Python releases mapped by the overlay's ``pythons``."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    extra: Mapping[str, Any] = (
+        json.loads(Path(overlay).read_text(encoding="utf-8")) if overlay is not None else {}
+    )
+    if isinstance(document, dict) and is_harness_document(document):
+        pythons = {str(k): str(v) for k, v in extra.get("pythons", {}).items()}
+        table = harness_table(document, pythons)
+    else:
+        table = spec_table(document)
     if overlay is not None:
-        table = merge_spec_tables(
-            table, spec_table(json.loads(Path(overlay).read_text(encoding="utf-8")))
-        )
+        table = merge_spec_tables(table, spec_table({"specs": extra.get("specs", {})}))
     return table
 
 
@@ -237,13 +247,21 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
     packages += [str(c) for c in record.get("constraints", []) or []]
     env = {"SETUPTOOLS_SCM_PRETEND_VERSION": scm_pretend_version(version)}
     env.update({str(k): str(v) for k, v in (record.get("env") or {}).items()})
+
+    def strings(key: str) -> tuple[str, ...]:
+        return tuple(str(x) for x in record.get(key, []) or [])
+
     return EnvSpec(
         python=python,
-        requirements=tuple(str(r) for r in record.get("requirements", []) or []),
+        requirements=strings("requirements"),
+        binary_requirements=strings("binary_requirements"),
         pip_packages=tuple(packages),
+        pre_install=strings("pre_install"),
+        system_packages=strings("system_packages"),
         install=str(record.get("install") or "python -m pip install -e ."),
         test_cmd=pytest_test_command(str(record.get("test_cmd") or "pytest")),
         env=env,
+        notes=strings("notes"),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import docker
@@ -58,6 +59,12 @@ class EnvImage:
             source_sha=labels.get("reprobot.env.source", ""),
             skipped=tuple(json.loads(labels.get("reprobot.env.skipped", "[]"))),
         )
+
+
+def conda_names() -> dict[str, str]:
+    """Conda package names whose PyPI name differs (``conda_names.json``), lower-cased."""
+    data = json.loads(Path(__file__).with_name("conda_names.json").read_text(encoding="utf-8"))
+    return {str(k).lower(): str(v) for k, v in data["names"].items()}
 
 
 def repo_slug(repo: str) -> str:
@@ -119,6 +126,9 @@ def _build(
         "requirements": list(spec.requirements),
         "pip_packages": list(spec.pip_packages),
         "pre_install": list(spec.pre_install),
+        "system_packages": list(spec.system_packages),
+        "binary_requirements": list(spec.binary_requirements),
+        "conda_names": conda_names(),
         "install": spec.install,
         "env": spec.env,
         # Index settings travel in the job file on a tmpfs, not in the container's environment:

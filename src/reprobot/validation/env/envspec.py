@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from reprobot.validation.source.snapshot import RepoSnapshot
 
@@ -19,6 +19,10 @@ SUPPORTED_PYTHONS: tuple[str, ...] = ("3.9", "3.11", "3.13")
 # project (offline, without dependencies) before testing.
 _MANIFEST_NAMES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
 _REQUIREMENTS_RE = re.compile(r"^(requirements[^/]*\.(txt|in)|requirements/[^/]+\.(txt|in))$")
+
+
+# A Debian package name (Debian policy 5.6.7): it goes onto an apt-get command line.
+DebianPackage = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9+.-]+$")]
 
 
 class EnvSpec(BaseModel):
@@ -35,9 +39,30 @@ class EnvSpec(BaseModel):
     install: str = "python -m pip install -e ."
     test_cmd: str = "pytest"
     env: dict[str, str] = Field(default_factory=dict)
+    system_packages: tuple[DebianPackage, ...] = Field(
+        default=(),
+        description="Debian packages (compilers, libraries) for the environment image only",
+    )
+    binary_requirements: tuple[str, ...] = Field(
+        default=(),
+        description="requirement files whose lines are taken only as wheels, each on its own "
+        "(a conda environment file: conda ships binaries, so a pip source build is no equivalent)",
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="why the spec departs from its source (a Python substituted, ...)"
+    )
 
     def canonical_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        data = self.model_dump(mode="json")
+        # Fields added after the first images were built hash only when set, so an image built
+        # from a spec that does not use them keeps its tag.
+        for name in _LATER_FIELDS:
+            if not data[name]:
+                del data[name]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+_LATER_FIELDS = ("system_packages", "binary_requirements", "notes")
 
 
 def manifest_paths(files: list[str], spec: EnvSpec) -> list[str]:

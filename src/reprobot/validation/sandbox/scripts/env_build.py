@@ -1,8 +1,10 @@
 """Environment build inside a build container (standard library only, Python 3.9+).
 
 Runs as root with network, from the trusted tree in /work/repo; reads /run/reprobot/build.json.
-Installs the requirements files (line by line when a whole file fails, reporting what was
-skipped), the pinned packages, the project itself, the project's build requirements (so a run
+Installs the Debian packages the spec names (compilers and libraries for compiled extensions),
+the requirements files (line by line when a whole file fails, reporting what was skipped), the
+binary-only requirements (a conda environment file's packages, each as a wheel or not at all),
+the pinned packages, the project itself, the project's build requirements (so a run
 can re-install it offline) and pytest when the project brings none. Prints its progress, then a
 last line ``REPROBOT-RESULT <json>``.
 """
@@ -76,6 +78,64 @@ def install_requirements(path: str, env: dict[str, str], skipped: list[str]) -> 
             skipped.append("%s: %s" % (path, line))
 
 
+def conda_requirements(path: str, names: dict[str, str]) -> list[str]:
+    """The requirement lines of a conda environment file (its ``dependencies``, ``pip:`` entries
+    included), read without a YAML library: conda's ``name=1.2`` becomes ``name==1.2.*``, conda
+    names become pip names through ``names``, and Python itself is left out."""
+    with open(os.path.join(REPO, path)) as fh:
+        lines = fh.read().splitlines()
+    out: list[str] = []
+    inside = False
+    for raw in lines:
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not raw.startswith((" ", "-")):
+            inside = line.strip() == "dependencies:"
+            continue
+        item = line.strip()
+        if not inside or not item.startswith("- ") or item.endswith(":"):
+            continue
+        spec = item[2:].strip().strip("\"'")
+        if "::" in spec:
+            spec = spec.split("::", 1)[1]
+        match = re.match(r"^([A-Za-z0-9_.\-]+)\s*(.*)$", spec)
+        if not match:
+            continue
+        name, rest = match.group(1), match.group(2).replace(" ", "")
+        if name.lower() in ("python", "pip"):
+            continue
+        if rest.startswith("=") and not rest.startswith("=="):
+            rest = "==" + rest[1:].split("=", 1)[0]
+            rest = rest if "*" in rest else rest + ".*"
+        out.append(names.get(name.lower(), name) + rest)
+    return out
+
+
+def install_binary(path: str, names: dict[str, str], env: dict[str, str], skipped: list[str]) -> None:
+    """Install each line of a requirement file or conda environment file as a wheel, alone."""
+    if path.endswith((".yml", ".yaml")):
+        lines = conda_requirements(path, names)
+    else:
+        with open(os.path.join(REPO, path)) as fh:
+            lines = [ln.split(" #", 1)[0].strip() for ln in fh]
+        lines = [ln for ln in lines if ln and not ln.startswith(("#", "-"))]
+    for line in lines:
+        if pip(["--only-binary", ":all:", line], env) != 0:
+            skipped.append("%s: %s (no wheel for this Python)" % (path, line))
+
+
+def apt_install(packages: list[str], env: dict[str, str]) -> bool:
+    apt_env = dict(env, DEBIAN_FRONTEND="noninteractive")
+    if sh("apt-get update", apt_env) != 0:
+        return False
+    argv = "apt-get install -y --no-install-recommends " + " ".join(packages)
+    ok = sh(argv, apt_env) == 0
+    shutil.rmtree("/var/lib/apt/lists", ignore_errors=True)
+    os.makedirs("/var/lib/apt/lists/partial", exist_ok=True)
+    return ok
+
+
 def build_requires() -> list[str]:
     """The [build-system] requires of pyproject.toml, read without a TOML library (3.9 has none)."""
     path = os.path.join(REPO, "pyproject.toml")
@@ -118,6 +178,9 @@ def main() -> None:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
     before = tree_files()
+    if job.get("system_packages") and not apt_install(list(job["system_packages"]), env):
+        result["error"] = "installing the system packages failed: %s" % " ".join(job["system_packages"])
+        return finish(result)
     for cmd in job.get("pre_install", []):
         if sh(cmd, env) != 0:
             result["error"] = "pre-install command failed: %s" % cmd
@@ -127,6 +190,9 @@ def main() -> None:
             install_requirements(req, env, skipped)
         else:
             skipped.append("%s: file not found" % req)
+    for req in job.get("binary_requirements", []):
+        if os.path.exists(os.path.join(REPO, req)):
+            install_binary(req, job.get("conda_names", {}), env, skipped)
     if job.get("pip_packages") and pip(list(job["pip_packages"]), env) != 0:
         result["error"] = "installing the pinned packages failed"
         return finish(result)
