@@ -3,32 +3,17 @@ env_build.build_requires, and the build-result line env_image reads back."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from reprobot.validation.env.env_image import parse_build_result
-from reprobot.validation.sandbox import scripts as sandbox_scripts
+from tests.support.scripts import load_script
 
-SCRIPTS = Path(sandbox_scripts.__file__).parent
-
-
-def _load(name: str) -> ModuleType:
-    """Load an in-container script by path, as a module of its own (it is never imported)."""
-    spec = importlib.util.spec_from_file_location(f"reprobot_test_{name}", SCRIPTS / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-runner = _load("runner")
-env_build = _load("env_build")
+runner = load_script("runner")
+env_build = load_script("env_build")
 
 TAIL = [
     "--junitxml=/work/out/junit.xml",

@@ -40,9 +40,12 @@ def prepare(
     """The base snapshot and the environment image of ``instance``.
 
     The environment is built from the instance's ``environment_setup_commit``: the trusted tree,
-    never a candidate's or a prediction's."""
+    never a candidate's or a prediction's; it is shared by every instance of that commit. When
+    the base commit's manifests differ from it (a requirement added or renamed between the two),
+    the base commit, also trusted, adds the difference as a layer of its own."""
     path = clone_path(repos, instance.repo)
     trusted = RepoSnapshot.from_git(path, instance.environment_setup_commit, instance.repo)
     base = RepoSnapshot.from_git(path, instance.base_commit, instance.repo)
     spec = env_spec_for(table, instance.repo, instance.version)
-    return Prepared(base=base, env=ensure_environment(client, spec, trusted, settings))
+    shared = ensure_environment(client, spec, trusted, settings)
+    return Prepared(base=base, env=ensure_environment(client, spec, base, settings, on=shared))

@@ -48,6 +48,7 @@ class EnvImage:
     editable: bool
     source_sha: str
     skipped: tuple[str, ...] = ()
+    relaxed: tuple[str, ...] = ()
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -58,6 +59,7 @@ class EnvImage:
             editable=labels.get("reprobot.env.editable") == "1",
             source_sha=labels.get("reprobot.env.source", ""),
             skipped=tuple(json.loads(labels.get("reprobot.env.skipped", "[]"))),
+            relaxed=tuple(json.loads(labels.get("reprobot.env.relaxed", "[]"))),
         )
 
 
@@ -79,13 +81,25 @@ def ensure_environment(
     snapshot: RepoSnapshot,
     settings: Settings,
     progress: Progress = SILENT,
+    on: EnvImage | None = None,
 ) -> EnvImage:
     """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once;
-    ``progress`` hears of the builds, and of nothing when the images exist already."""
-    base = ensure_base_image(client, spec.python, settings, progress)
-    base_id = client.images.get(base).id or base
+    ``progress`` hears of the builds, and of nothing when the images exist already.
+
+    With ``on`` (an image of the same spec built from another trusted commit), a tree whose
+    manifests differ from ``on``'s is installed on top of it, as a layer of its own: the
+    difference (a requirement added or changed since) comes in with network, and ``on`` is
+    returned unchanged when the manifests are the same. ``snapshot`` must be trusted."""
     fingerprint = manifests_fingerprint(snapshot, spec)
-    key = environment_key(spec, fingerprint, base_id)
+    if on is not None and (on.spec != spec or on.manifests == fingerprint):
+        if on.spec != spec:
+            raise ValueError("an environment layer must keep the spec of the image below it")
+        return on
+    parent = (
+        on.tag if on is not None else ensure_base_image(client, spec.python, settings, progress)
+    )
+    parent_id = client.images.get(parent).id or parent
+    key = environment_key(spec, fingerprint, parent_id)
     tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
     if image_exists(client, tag):
         return EnvImage.from_labels(tag, client.images.get(tag).labels)
@@ -94,9 +108,12 @@ def ensure_environment(
             what = (
                 f"building the environment of {snapshot.repo} @ {snapshot.sha[:12]} "
                 f"(Python {spec.python}; done once per dependency change)"
+                if on is None
+                else f"installing what {snapshot.repo} @ {snapshot.sha[:12]} adds to its "
+                f"environment (its manifests differ from {on.source_sha[:12]}'s)"
             )
             with progress.step(what, kind="environment"):
-                _build(client, base, tag, spec, snapshot, fingerprint, settings)
+                _build(client, parent, tag, spec, snapshot, fingerprint, settings)
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
 
 
@@ -171,6 +188,7 @@ def _build(
             "reprobot.env.editable": "1" if build_result.get("editable") else "0",
             "reprobot.env.source": snapshot.sha,
             "reprobot.env.skipped": json.dumps(build_result.get("skipped", [])),
+            "reprobot.env.relaxed": json.dumps(build_result.get("relaxed", [])),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

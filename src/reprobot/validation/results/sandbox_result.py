@@ -14,7 +14,7 @@ import re
 import tarfile
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -49,6 +49,10 @@ class PatchStatus(_Model):
 class InstallStatus(_Model):
     ok: bool
     mode: str | None = Field(default=None, max_length=100)
+    # Requirements of the tree the environment lacks (pip's own names for them).
+    missing: list[Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=list, max_length=100
+    )
 
 
 class RunnerStatus(_Model):

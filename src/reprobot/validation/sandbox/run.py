@@ -271,7 +271,14 @@ def to_testrun(
             coverage = None
             error = f"the coverage data is unreadable: {exc}"
     install = status.install
-    if install is not None and not install.ok:
+    if install is not None and install.missing:
+        error = error or (
+            f"the tree requires {', '.join(install.missing)}, which the environment does not "
+            "have: its manifests changed since the environment was built; build the "
+            "environment from a trusted commit with these manifests"
+        )
+        log = files.get("install.log", b"")
+    elif install is not None and not install.ok:
         error = error or "re-installing the project failed"
         log = files.get("install.log", b"")
     return TestRun(

@@ -125,6 +125,31 @@ def install_binary(path: str, names: dict[str, str], env: dict[str, str], skippe
             skipped.append("%s: %s (no wheel for this Python)" % (path, line))
 
 
+def relaxed_pin(pin: str) -> str | None:
+    """``name==1.16.0`` → ``name>=1.16.0,<2``: the same major release, later builds allowed."""
+    match = re.match(r"^([A-Za-z0-9_.\-]+(?:\[[^\]]*\])?)==(\d+)((?:\.[0-9A-Za-z]+)*)$", pin.strip())
+    if not match:
+        return None
+    name, major, rest = match.groups()
+    return "%s>=%s%s,<%d" % (name, major, rest, int(major) + 1)
+
+
+def install_pins(pins: list[str], env: dict[str, str], relaxed: list[str]) -> list[str]:
+    """Install pins one by one after the set failed as a whole; a pin that does not build on
+    this Python (a release older than the Python) is relaxed to a later build of the same major
+    release, taken as a wheel. Returns the pins that could not be installed either way."""
+    failed = []
+    for pin in pins:
+        if pip([pin], env) == 0:
+            continue
+        wider = relaxed_pin(pin)
+        if wider and pip(["--only-binary", ":all:", wider], env) == 0:
+            relaxed.append("%s -> %s" % (pin, wider))
+            continue
+        failed.append(pin)
+    return failed
+
+
 def apt_install(packages: list[str], env: dict[str, str]) -> bool:
     apt_env = dict(env, DEBIAN_FRONTEND="noninteractive")
     if sh("apt-get update", apt_env) != 0:
@@ -193,9 +218,13 @@ def main() -> None:
     for req in job.get("binary_requirements", []):
         if os.path.exists(os.path.join(REPO, req)):
             install_binary(req, job.get("conda_names", {}), env, skipped)
+    relaxed: list[str] = []
     if job.get("pip_packages") and pip(list(job["pip_packages"]), env) != 0:
-        result["error"] = "installing the pinned packages failed"
-        return finish(result)
+        failed = install_pins(list(job["pip_packages"]), env, relaxed)
+        if failed:
+            result["error"] = "installing the pinned packages failed: %s" % " ".join(failed)
+            result["relaxed"] = relaxed
+            return finish(result)
     if sh(job["install"], env) != 0:
         result["error"] = "the install command failed: %s" % job["install"]
         return finish(result)
@@ -207,7 +236,7 @@ def main() -> None:
         return finish(result)
     artifacts = save_artifacts(before)
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
-    result.update({"ok": True, "skipped": skipped, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
+    result.update({"ok": True, "skipped": skipped, "relaxed": relaxed, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
                    "artifacts": artifacts})
     # The tree is streamed in afresh for every run; keeping it would only grow the image.
     shutil.rmtree(REPO, ignore_errors=True)

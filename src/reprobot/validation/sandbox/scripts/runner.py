@@ -22,6 +22,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -181,7 +182,9 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
 
 
 def reinstall(env: dict[str, str]) -> dict[str, object]:
-    """Re-install the project without dependencies and without network into the overlay prefix."""
+    """Re-install the project without dependencies and without network into the overlay prefix,
+    then ask pip whether the project now requires what the image lacks (a tree whose manifests
+    changed since the image was built): such a run would only test an import error."""
     base = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--no-build-isolation",
             "--ignore-installed", "--disable-pip-version-check", "--no-warn-script-location", "--prefix", OVERLAY]
     log = os.path.join(PRIVATE, "install.log")
@@ -190,7 +193,44 @@ def reinstall(env: dict[str, str]) -> dict[str, object]:
     if code != 0:
         code, _ = as_sandbox_user(base + ["."], env, 600, log)
         mode = "regular"
-    return {"ok": code == 0, "mode": mode if code == 0 else None}
+    if code != 0:
+        return {"ok": False, "mode": None}
+    _, out = as_sandbox_user([sys.executable, "-m", "pip", "check", "--disable-pip-version-check"], env, 120)
+    missing = missing_requirements(out.decode("utf-8", "replace"), overlay_projects())
+    return {"ok": not missing, "mode": mode, "missing": missing}
+
+
+def normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def overlay_projects() -> set[str]:
+    """The normalized names of the distributions the re-install made: in the overlay, and the
+    egg-info a legacy editable install leaves in the tree."""
+    found = []
+    for _folder, dirs, _files in os.walk(OVERLAY):
+        found += dirs
+    for folder in (REPO, os.path.join(REPO, "src")):
+        if os.path.isdir(folder):
+            found += os.listdir(folder)
+    return {
+        normalized(d.rsplit(".", 1)[0].split("-", 1)[0])
+        for d in found
+        if d.endswith((".dist-info", ".egg-info"))
+    }
+
+
+_NOT_INSTALLED = re.compile(r"^(\S+) \S+ requires (\S+), which is not installed\.$")
+
+
+def missing_requirements(check_output: str, projects: set[str]) -> list[str]:
+    """The requirements of ``projects`` that ``pip check`` reports as not installed (sorted)."""
+    missing = set()
+    for line in check_output.splitlines():
+        match = _NOT_INSTALLED.match(line.strip())
+        if match and normalized(match.group(1)) in projects:
+            missing.add(match.group(2))
+    return sorted(missing)
 
 
 def split_command(test_cmd: str) -> tuple[dict[str, str], list[str]]:

@@ -1,0 +1,88 @@
+"""The in-container steps that decide what an environment holds: pins relaxed on a newer Python,
+a conda environment file read as pip requirements, and a re-installed tree that asks for a
+requirement the image lacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.scripts import load_script
+
+runner = load_script("runner")
+env_build = load_script("env_build")
+
+
+@pytest.mark.parametrize(
+    ("pin", "wider"),
+    [
+        ("numpy==1.16.0", "numpy>=1.16.0,<2"),
+        ("cython==0.27.3", "cython>=0.27.3,<1"),
+        ("MarkupSafe==1.0", "MarkupSafe>=1.0,<2"),
+        ("pytest-astropy==0.2.1", "pytest-astropy>=0.2.1,<1"),
+        ("foo[bar]==2.1", "foo[bar]>=2.1,<3"),
+        ("numpy", None),
+        ("numpy>=1.16", None),
+        ("exceptiongroup==0.0.0a0", "exceptiongroup>=0.0.0a0,<1"),
+    ],
+)
+def test_a_pin_is_relaxed_within_its_major_release(pin: str, wider: str | None) -> None:
+    assert env_build.relaxed_pin(pin) == wider
+
+
+def test_conda_environment_file_becomes_pip_requirements(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(env_build, "REPO", str(tmp_path))
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "environment.yml").write_text(
+        "name: xarray-tests\n"
+        "channels:\n"
+        "  - conda-forge\n"
+        "  - nodefaults\n"
+        "dependencies:\n"
+        "  - python=3.8\n"
+        "  - numpy=1.17  # the oldest supported\n"
+        "  - pandas>=1.0\n"
+        "  - conda-forge::pytables\n"
+        "  - netcdf4\n"
+        "  - pip\n"
+        "  - pip:\n"
+        "      - numbagg\n"
+        "      - 'pint>=0.15'\n"
+    )
+    names = {"pytables": "tables", "netcdf4": "netCDF4"}
+    assert env_build.conda_requirements("ci/environment.yml", names) == [
+        "numpy==1.17.*",
+        "pandas>=1.0",
+        "tables",
+        "netCDF4",
+        "numbagg",
+        "pint>=0.15",
+    ]
+
+
+CHECK = """\
+astropy 4.3.dev0 requires importlib-metadata, which is not installed.
+astropy 4.3.dev0 has requirement numpy>=1.17, but you have numpy 1.16.0.
+sphinx 3.5.0 requires tomli, which is not installed.
+pyerfa 2.0.0 requires numpy, which is not installed.
+No broken requirements found.
+"""
+
+
+def test_missing_requirements_are_the_projects_own() -> None:
+    assert runner.missing_requirements(CHECK, {"astropy"}) == ["importlib-metadata"]
+    assert runner.missing_requirements(CHECK, {"astropy", "sphinx"}) == [
+        "importlib-metadata",
+        "tomli",
+    ]
+    # Another distribution's broken requirement is not the tree's doing.
+    assert runner.missing_requirements(CHECK, {"marshmallow"}) == []
+    assert runner.missing_requirements("No broken requirements found.\n", {"astropy"}) == []
+
+
+def test_project_names_compare_normalized() -> None:
+    text = "Foo_Bar 1.0 requires toml, which is not installed.\n"
+    assert runner.missing_requirements(text, {runner.normalized("foo.bar")}) == ["toml"]
