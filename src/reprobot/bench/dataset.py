@@ -30,6 +30,7 @@ from typing import Any
 
 from reprobot.bench.harness_table import harness_table, is_harness_document
 from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
+from reprobot.validation.env.test_commands import runner_family
 from reprobot.validation.errors import ReprobotError
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.source.patch import Patch
@@ -44,6 +45,9 @@ _PYTEST_WORDS = ("pytest", "py.test")
 _ENV_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _BARE_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<param>\[.*\])?$")
 _NODE_ID = re.compile(r"^(?P<path>[^\s:\[\]]+\.py)::(?P<rest>\S.*)$")
+# unittest's (and Django's runner's) description of a test: "test_x (module.Class)", in newer
+# releases "test_x (module.Class.test_x)", sometimes followed by the docstring's first line.
+_UNITTEST_ID = re.compile(r"^(?P<name>[A-Za-z_]\w*) \((?P<dotted>[A-Za-z_][\w.]*)\)")
 
 
 class DatasetError(ReprobotError):
@@ -214,14 +218,16 @@ def is_pytest_command(words: Sequence[str]) -> bool:
 
 
 def pytest_test_command(test_cmd: str) -> str:
-    """The harness's test command as a pytest command line.
+    """The harness's test command as one a sandbox reports on.
 
-    A pytest command stays as it is. Any other runner (sympy's ``bin/test``, ``tox``, a
-    ``runtests.py``) writes no JUnit XML, so it is replaced by pytest; its leading ``VAR=value``
-    assignments are kept, its own options are dropped since they mean nothing to pytest.
+    A pytest command, or one of the unittest family (Django's ``tests/runtests.py``, a
+    ``manage.py test``, ``python -m unittest``), stays as it is. Any other runner (sympy's
+    ``bin/test``, ``tox``) reports nothing Reprobot can read, so it is replaced by pytest; its
+    leading ``VAR=value`` assignments are kept, its own options are dropped since they mean
+    nothing to pytest.
     """
     assignments, words = split_env_words(test_cmd)
-    if is_pytest_command(words):
+    if is_pytest_command(words) or runner_family(test_cmd) is not None:
         return test_cmd
     return " ".join([*(shlex.quote(a) for a in assignments), PYTEST_FALLBACK])
 
@@ -365,6 +371,12 @@ def map_test_ids(
                 truncated[test_id] = test_id + " "
             else:
                 node_ids[test_id] = (test_id,)
+        elif (described := _UNITTEST_ID.match(test_id)) is not None:
+            found = unittest_node_id(described.group("name"), described.group("dotted"), known)
+            if found:
+                node_ids[test_id] = (found,)
+            else:
+                unmappable[test_id] = "no file of the tree is the module of that class"
         elif bare:
             matches = index.get(bare.group("name"), [])
             if matches:
@@ -374,6 +386,25 @@ def map_test_ids(
         else:
             unmappable[test_id] = "not a test id (neither path.py::name nor a function name)"
     return IdMapping(node_ids=node_ids, unmappable=unmappable, truncated=truncated)
+
+
+def unittest_node_id(name: str, dotted: str, files: Collection[str]) -> str | None:
+    """The node id of unittest's ``name (module.Class)``: the file that is the module (the
+    longest module prefix that some file's path ends with, its shortest such path), then the
+    classes and the name. Django's dotted modules are relative to its test folder
+    (``admin_views.tests`` is ``tests/admin_views/tests.py``)."""
+    parts = dotted.split(".")
+    if parts[-1] == name:
+        parts = parts[:-1]
+    for cut in range(len(parts) - 1, 0, -1):
+        tails = ("/".join(parts[:cut]) + ".py", "/".join(parts[:cut]) + "/__init__.py")
+        matches = sorted(
+            (f for f in files if f in tails or f.endswith(tuple("/" + t for t in tails))),
+            key=len,
+        )
+        if matches:
+            return "::".join([matches[0], *parts[cut:], name])
+    return None
 
 
 # Worst first: how a group of node ids standing for one instance id is summarised.

@@ -66,6 +66,8 @@ class RunnerStatus(_Model):
     patches_applied: bool | None = None
     install: InstallStatus | None = None
     selection_mode: Literal["ids", "files"] = "ids"
+    # Which runner ran: pytest with Reprobot's plugin, or Reprobot's unittest-family reporter.
+    tool: Literal["pytest", "unittest"] = "pytest"
     pytest_exit: int | None = None
     coverage_ok: bool | None = None
     oom_kills: int | None = None

@@ -84,6 +84,7 @@ def _inputs(
         ".reprobot/cov.py": script_text("cov.py"),
         ".reprobot/cov_contexts.py": script_text("cov_contexts.py"),
         ".reprobot/reprobot_report.py": script_text("reprobot_report.py"),
+        ".reprobot/reprobot_unittest.py": script_text("reprobot_unittest.py"),
     }
     for i, patch in enumerate(patches):
         files[f".reprobot/patches/{i:03d}.diff"] = patch.diff.encode("utf-8", "surrogateescape")
@@ -224,29 +225,30 @@ def to_testrun(
     error: str | None = status.error
     if status.ran:
         junit = files.get("junit.xml")
+        tool = "pytest" if status.tool == "pytest" else "the unittest runner"
         if status.report_problem:
-            error = f"pytest's report cannot be trusted: {status.report_problem}"
+            error = f"{tool}'s report cannot be trusted: {status.report_problem}"
         elif junit is None and "timeout" in hit:
             # Stopped at the time limit: the selected tests are missing, and limits_hit says why.
             error = None
         elif junit is None:
             error = _pytest_problem(status, hit) or (
-                f"pytest wrote no report (exit {status.pytest_exit})"
+                f"{tool} wrote no report (exit {status.pytest_exit})"
             )
         else:
             try:
                 outcomes, failures = parse_junit(junit, repo_files)
             except JUnitError as exc:
-                error = f"pytest's report is unreadable: {exc}"
+                error = f"{tool}'s report is unreadable: {exc}"
             else:
                 stray = uncollected(outcomes, status.collected or ())
                 if status.collected is None:
-                    error = "pytest never said what it collected"
+                    error = f"{tool} never said what it collected"
                     outcomes, failures = {}, {}
                 elif stray:
                     error = (
-                        f"pytest's report names {len(stray)} test(s) pytest never collected, "
-                        f"e.g. {stray[0]}: it was not written by pytest's own run"
+                        f"{tool}'s report names {len(stray)} test(s) it never collected, "
+                        f"e.g. {stray[0]}: it was not written by {tool}'s own run"
                     )
                     outcomes, failures = {}, {}
                 else:

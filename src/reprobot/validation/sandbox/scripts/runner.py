@@ -256,6 +256,21 @@ def coverage_rc(contexts: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def is_pytest(words: list[str]) -> bool:
+    return bool(words) and (os.path.basename(words[0]) in ("pytest", "py.test") or words[1:3] == ["-m", "pytest"])
+
+
+def unittest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
+    """The interpreter-level argv for a unittest-family command (unittest, Django's runners):
+    Reprobot's reporter runs it in its own process, under coverage.py when asked."""
+    reporter = os.path.join(PLUGIN_DIR, "reprobot_unittest.py")
+    if coverage_rcfile:
+        head = [sys.executable, os.path.join(TOOLS, "cov.py"), "run", "--rcfile=" + coverage_rcfile, reporter]
+    else:
+        head = [sys.executable, reporter]
+    return head + words
+
+
 def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
     """The interpreter-level argv for a pytest command line, under coverage.py with the given
     rc file when there is one, with Reprobot's report plugin loaded."""
@@ -374,7 +389,8 @@ def prepare() -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(job, dict):
         return None, "the job file did not arrive"
     # Copied before any project code runs, into a folder the sandbox user cannot write.
-    for name, dest in (("cov.py", TOOLS), ("cov_contexts.py", TOOLS), ("reprobot_report.py", PLUGIN_DIR)):
+    for name, dest in (("cov.py", TOOLS), ("cov_contexts.py", TOOLS), ("reprobot_report.py", PLUGIN_DIR),
+                       ("reprobot_unittest.py", PLUGIN_DIR)):
         data = read_sandbox_file(os.path.join(META, name), 1024 * 1024)
         if data is None:
             return None, "the tool %s did not arrive" % name
@@ -427,9 +443,14 @@ def main() -> None:
                 rcfile = os.path.join(TOOLS, "coveragerc")
                 with open(rcfile, "w") as fh:
                     fh.write(coverage_rc(contexts))
-            argv = pytest_argv(words, rcfile)
             selection = list(job.get("selection", []))
-            report, code, mode = run_pytest(argv, selection, env, float(job["timeout_s"]))
+            if is_pytest(words):
+                argv = pytest_argv(words, rcfile)
+                report, code, mode = run_pytest(argv, selection, env, float(job["timeout_s"]))
+            else:
+                status["tool"] = "unittest"
+                argv = unittest_argv(words, rcfile) + (["--reprobot-select"] + selection if selection else [])
+                report, code, mode = run_pytest(argv, [], env, float(job["timeout_s"]))
             status["selection_mode"] = mode
             status["pytest_exit"] = code
             ran = True

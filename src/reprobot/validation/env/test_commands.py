@@ -1,0 +1,55 @@
+"""Which test commands a sandbox can run and report on, read on the host.
+
+pytest runs with Reprobot's plugin; the unittest family (``python -m unittest``, a Django
+project's ``manage.py test``, ``python -m django test``, ``django-admin test``, and Django's own
+``tests/runtests.py``) runs under Reprobot's unittest reporter. Both report per-test outcomes in
+the same form. Any other command (``tox``, ``nox``, a project's own script) reports nothing
+Reprobot can trust, so a spec never uses one as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import PurePosixPath
+from typing import Literal
+
+Family = Literal["pytest", "unittest"]
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a test command after its leading ``NAME=value`` assignments."""
+    words = shlex.split(command)
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    return words
+
+
+def runner_family(command: str) -> Family | None:
+    """``pytest``, ``unittest`` (the unittest family, Django's runners included) or None."""
+    try:
+        words = command_words(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    name = PurePosixPath(words[0]).name
+    if name in ("pytest", "py.test"):
+        return "pytest"
+    rest = words[1:] if _PYTHON.match(name) else words
+    while _PYTHON.match(name) and rest and rest[0].startswith("-") and rest[0] != "-m":
+        rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
+    if rest[:2] == ["-m", "pytest"]:
+        return "pytest"
+    if rest[:2] == ["-m", "unittest"] or rest[:3] == ["-m", "django", "test"]:
+        return "unittest"
+    if rest and PurePosixPath(rest[0]).name == "django-admin" and rest[1:2] == ["test"]:
+        return "unittest"
+    if rest and PurePosixPath(rest[0]).name == "manage.py" and rest[1:2] == ["test"]:
+        return "unittest"
+    if rest and PurePosixPath(rest[0]).name == "runtests.py":
+        return "unittest"
+    return None
