@@ -128,9 +128,9 @@ def describe(test: Any, top: str, labels: tuple[str, ...] = ()) -> dict[str, str
         # unittest's stand-in for a module (or name) that could not be loaded; loading a label
         # names it by the label's last part only.
         name = next((lb for lb in labels if lb == method or lb.endswith("." + method)), method)
-        path = module_file(name, top) or os.path.join(top, *name.split(".")).replace(os.sep, "/") + ".py"
-        path = os.path.normpath(path).replace(os.sep, "/")
-        return {"id": path, "classname": "", "name": path[:-3].replace("/", "."), "file": path}
+        guess = os.path.normpath(os.path.join(top, *name.split(".")) + ".py").replace(os.sep, "/")
+        failed = module_file(name, top) or guess
+        return {"id": failed, "classname": "", "name": failed[:-3].replace("/", "."), "file": failed}
     path = module_file(cls.__module__, top)
     qualname = getattr(cls, "__qualname__", cls.__name__)
     if path is None:
