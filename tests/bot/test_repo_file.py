@@ -243,3 +243,27 @@ def test_workflow_commands_are_used_only_when_they_pass_options(command: str, us
     detected = EnvSpec(python="3.11", install="true", test_cmd="pytest")
     spec = env_spec_for(RepoConfig(), detected, WorkflowHints(test_command=command))
     assert spec.test_cmd == (command if used else "pytest")
+
+
+def test_any_reported_runner_and_system_packages_can_be_named() -> None:
+    config = parse_repo_config(
+        "test_command: python manage.py test -v 2\nsystem_packages: [gfortran, libhdf5-dev]\n"
+    ).config
+    detected = DETECTED.model_copy(update={"system_packages": ("g++",)})
+    spec = env_spec_for(config, detected, WorkflowHints())
+    assert spec.test_cmd == "python manage.py test -v 2"
+    # Named packages add to what detection found.
+    assert spec.system_packages == ("g++", "gfortran", "libhdf5-dev")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("test_command: tox -e py311\n", "not a runner Reprobot reads outcomes from"),
+        ("system_packages: ['gcc; curl evil']\n", "system_packages[0]: String should match"),
+    ],
+)
+def test_a_runner_or_package_reprobot_cannot_use_is_refused(text: str, problem: str) -> None:
+    result = parse_repo_config(text)
+    assert result.source == "default"
+    assert any(problem in e for e in result.errors), result.errors

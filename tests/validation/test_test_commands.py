@@ -112,9 +112,9 @@ def test_selected_ids_become_dotted_labels(test_id: str, top: str, label: str) -
 
 
 def test_labels_replace_discovery_but_keep_options() -> None:
-    command = reporter.parse_command(["python", "-m", "unittest", "discover", "-v"])
-    assert reporter.with_labels(command, ["tests.test_a"]) == ["-v", "tests.test_a"]
-    assert reporter.with_labels(command, []) == ["discover", "-v"]
+    command = reporter.parse_command(["python", "-m", "unittest", "-b", "discover", "-s", "tests"])
+    assert reporter.with_labels(command, ["tests.test_a"]) == ["-b", "tests.test_a"]
+    assert reporter.with_labels(command, []) == ["-b", "discover", "-s", "tests"]
     django = reporter.parse_command(["./tests/runtests.py", "--parallel", "1"])
     assert reporter.with_labels(django, ["basic.tests"]) == ["--parallel", "1", "basic.tests"]
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, 
 
 from reprobot.bot.config.ci_workflows import WorkflowHints, load_yaml
 from reprobot.bot.render.markdown import inline_code, trim
-from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
+from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, DebianPackage, EnvSpec
+from reprobot.validation.env.test_commands import runner_family
 
 CONFIG_PATH = ".github/reprobot.yml"
 CONFIG_IGNORED = (
@@ -55,7 +56,12 @@ class RepoConfig(BaseModel):
 
     python: Literal["3.9", "3.11", "3.13"] | None = None  # None: detect
     install: Command | None = None  # shell command; None: detect
-    test_command: Command | None = None  # None: detect (the runner is pytest)
+    # None: detect. pytest, or the unittest family: python -m unittest, Django's manage.py
+    # test / python -m django test / django-admin test, and a tests/runtests.py on Django.
+    test_command: Command | None = None
+    # Debian packages the build of the project's extensions needs (g++, gfortran, libxyz-dev);
+    # added to what is detected, installed in the environment image only.
+    system_packages: tuple[DebianPackage, ...] = ()
     test_paths: tuple[str, ...] = ()
     labels: LabelNames = LabelNames()
     events: EventSwitches = EventSwitches()
@@ -79,6 +85,17 @@ class RepoConfig(BaseModel):
         # GitHub spells author associations in capitals; "member" means the same thing.
         if isinstance(value, list | tuple):
             return [v.upper() if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("test_command")
+    @classmethod
+    def _reported_runner(cls, value: str | None) -> str | None:
+        if value is not None and runner_family(value) is None:
+            raise ValueError(
+                f"{value!r} is not a runner Reprobot reads outcomes from: use pytest, "
+                "python -m unittest, python manage.py test, python -m django test or a "
+                "tests/runtests.py on Django"
+            )
         return value
 
     @field_validator("test_paths")
@@ -263,6 +280,7 @@ def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) ->
             "python": config.python or hinted_python or detected.python,
             "install": config.install or detected.install,
             "test_cmd": config.test_command or hinted_cmd or detected.test_cmd,
+            "system_packages": tuple(sorted({*detected.system_packages, *config.system_packages})),
         }
     )
     # model_copy does not validate; a round trip through the model does.

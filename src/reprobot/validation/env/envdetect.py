@@ -9,6 +9,7 @@ import tomllib
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
+from reprobot.validation.env.runner_detect import detect_system_packages, detect_test_command
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 _TEST_EXTRAS = ("test", "tests", "testing", "dev")
@@ -81,7 +82,8 @@ def _setup_cfg(snapshot: RepoSnapshot) -> configparser.ConfigParser:
 
 
 def detect_env_spec(snapshot: RepoSnapshot) -> EnvSpec:
-    """Guess Python version, requirements and install command from the repository's manifests."""
+    """Guess Python version, requirements, install and test commands and the compilers its
+    extensions need from the repository's manifests."""
     files = set(snapshot.list_files())
     project = _pyproject(snapshot)
     cfg = _setup_cfg(snapshot)
@@ -106,8 +108,15 @@ def detect_env_spec(snapshot: RepoSnapshot) -> EnvSpec:
         else "true"
     )
     requirements = next((r for r in _REQUIREMENT_CANDIDATES if r in files), None)
+
+    def read(path: str) -> str | None:
+        raw = snapshot.read_file(path)
+        return raw.decode("utf-8", "replace") if raw is not None else None
+
     return EnvSpec(
         python=choose_python(requires, classifiers),
         requirements=(requirements,) if requirements else (),
         install=install,
+        test_cmd=detect_test_command(files, read),
+        system_packages=detect_system_packages(files, read),
     )

@@ -86,9 +86,10 @@ def with_labels(command: dict[str, Any], labels: list[str]) -> list[str]:
     if command["kind"] == "unittest":
         if not labels:
             return args
-        # Labels and "discover" exclude each other; options before them stay.
-        options = [a for a in args if a.startswith("-") and a not in ("discover",)]
-        return options + labels
+        # Labels and "discover" (with its start folder and pattern) exclude each other;
+        # unittest's own options before them (-v, -b, -f) stay.
+        head = args[: args.index("discover")] if "discover" in args else args
+        return [a for a in head if a.startswith("-")] + labels
     return args + labels
 
 

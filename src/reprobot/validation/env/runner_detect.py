@@ -1,0 +1,125 @@
+"""How a repository with no Reprobot configuration runs its tests, and what its build needs.
+
+Pure functions of the file list and a reader of file texts:
+
+- ``detect_test_command``: pytest when the project configures pytest; else the test command of
+  its tox or nox sessions when it is one a sandbox reports on; else Django's runner for a Django
+  project (``manage.py test``) or for Django-style frameworks with their own
+  ``tests/runtests.py``; else pytest, which also runs unittest-only suites.
+- ``detect_system_packages``: the compilers a build of its extensions needs beyond the C
+  compiler every base image has (C++ for C++ sources and the meson-python and scikit-build
+  backends, Fortran for Fortran sources).
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shlex
+from collections.abc import Callable, Collection
+
+from reprobot.validation.env.test_commands import runner_family
+
+Reader = Callable[[str], str | None]
+
+_PYTEST_CONFIG_FILES = ("pytest.ini", "conftest.py", "tests/conftest.py", "test/conftest.py")
+_CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hxx")
+_FORTRAN_SUFFIXES = (".f", ".f90", ".f95", ".f03", ".for")
+_CPP_BACKENDS = ("mesonpy", "scikit_build_core", "skbuild")
+_NOX_RUN = re.compile(r"""session\.run\(\s*((?:["'][^"']*["']\s*,?\s*)+)""")
+_DJANGO = re.compile(r"^\s*(?:from|import)\s+django\b", re.M)
+
+
+def pytest_configured(files: Collection[str], read: Reader) -> bool:
+    """Whether the project configures pytest (an ini section, a conftest, pyproject's table)."""
+    if any(f in files for f in _PYTEST_CONFIG_FILES):
+        return True
+    if "[tool.pytest.ini_options]" in (read("pyproject.toml") or ""):
+        return True
+    if "[tool:pytest]" in (read("setup.cfg") or ""):
+        return True
+    return "[pytest]" in (read("tox.ini") or "")
+
+
+def _usable(command: str) -> str | None:
+    """A session's command as a sandbox may run it: tox's ``{posargs}`` dropped, nothing else
+    that only tox could expand, a runner that reports, and for pytest options only (the
+    sandbox appends the tests to run)."""
+    command = command.replace("{posargs}", "").strip()
+    if not command or "{" in command or any(op in command for op in ("&&", "||", ";", "|")):
+        return None
+    family = runner_family(command)
+    if family is None:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if family == "pytest":
+        cut = words.index("pytest") + 1 if "pytest" in words else len(words)
+        if not all(w.startswith("-") for w in words[cut:]):
+            return None
+    return shlex.join(words)
+
+
+def tox_command(text: str) -> str | None:
+    """The first usable test command of tox.ini's ``[testenv]`` ``commands``."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_option("testenv", "commands"):
+        return None
+    for line in parser.get("testenv", "commands").splitlines():
+        found = _usable(line.strip())
+        if found:
+            return found
+    return None
+
+
+def nox_command(text: str) -> str | None:
+    """The first usable ``session.run(...)`` of a noxfile whose arguments are all literals."""
+    for match in _NOX_RUN.finditer(text):
+        words = re.findall(r"""["']([^"']*)["']""", match.group(1))
+        found = _usable(shlex.join(words))
+        if found:
+            return found
+    return None
+
+
+def django_command(files: Collection[str], read: Reader) -> str | None:
+    """Django's runner for a Django project, or a framework's own ``runtests.py`` on Django."""
+    if "manage.py" in files and _DJANGO.search(read("manage.py") or ""):
+        return "python manage.py test -v 2"
+    for script in ("tests/runtests.py", "runtests.py"):
+        if script in files and _DJANGO.search(read(script) or ""):
+            return f"python {script} --verbosity 2 --parallel 1"
+    return None
+
+
+def detect_test_command(files: Collection[str], read: Reader) -> str:
+    """The test command of a repository that names none (see the module's docstring)."""
+    if pytest_configured(files, read):
+        return "pytest"
+    for path, parse in (("tox.ini", tox_command), ("noxfile.py", nox_command)):
+        text = read(path) if path in files else None
+        found = parse(text) if text else None
+        if found:
+            return found
+    return django_command(files, read) or "pytest"
+
+
+def detect_system_packages(files: Collection[str], read: Reader) -> tuple[str, ...]:
+    """Debian compilers the project's extensions need beyond gcc (sorted)."""
+    needed: set[str] = set()
+    sources = [f for f in files if not f.startswith(("docs/", "doc/", "examples/"))]
+    if any(f.lower().endswith(_CPP_SUFFIXES) for f in sources):
+        needed.add("g++")
+    if any(f.lower().endswith(_FORTRAN_SUFFIXES) for f in sources):
+        needed.add("gfortran")
+    pyproject = read("pyproject.toml") if "pyproject.toml" in files else None
+    backend = re.search(r"""build-backend\s*=\s*["']([\w.]+)""", pyproject or "")
+    if backend and backend.group(1).split(".")[0] in _CPP_BACKENDS:
+        needed.add("g++")
+    return tuple(sorted(needed))
