@@ -202,24 +202,42 @@ def test_context_labels_collects_every_file() -> None:
     assert context_labels({}) == frozenset()
 
 
-def test_restrict_to_keeps_only_lines_the_labels_ran() -> None:
+def test_restrict_to_keeps_the_lines_the_labels_ran_and_their_files_import_time() -> None:
     run = {
         "a.py": FileCoverage(
             statements=frozenset({1, 2, 3, 4}),
-            # Line 4 ran outside any test function: it has no context and is dropped.
+            # Line 4 ran outside any test function (at import): it counts, since the labels
+            # ran lines of this file.
             executed=frozenset({1, 2, 3, 4}),
             contexts={1: frozenset({"own"}), 2: frozenset({"own", "other"}), 3: frozenset({"x"})},
         ),
         "b.py": FileCoverage(frozenset({7}), frozenset({7}), {7: frozenset({"other"})}),
+        # Imported, but none of the labels ran a line of it: its import is not theirs.
+        "c.py": FileCoverage(frozenset({1, 2}), frozenset({1, 2}), {2: frozenset({"other"})}),
     }
     got = restrict_to(run, frozenset({"own"}))
     assert got == {
-        "a.py": FileCoverage(statements=frozenset({1, 2, 3, 4}), executed=frozenset({1, 2})),
+        "a.py": FileCoverage(statements=frozenset({1, 2, 3, 4}), executed=frozenset({1, 2, 4})),
         # A file none of the labels ran stays, with nothing executed.
         "b.py": FileCoverage(statements=frozenset({7}), executed=frozenset()),
+        "c.py": FileCoverage(statements=frozenset({1, 2}), executed=frozenset()),
     }
     assert restrict_to(None, frozenset({"own"})) == {}
     assert restrict_to(run, frozenset())["a.py"].executed == frozenset()
+
+
+def test_a_module_level_edit_attributes_every_test_of_the_module() -> None:
+    old = (
+        "CASES = [1, 2]\n\n\ndef test_a():\n    pass\n\n\n"
+        "class TestB:\n    def test_c(self):\n        pass\n"
+    )
+    data = old.replace("[1, 2]", "[1, 2, 3]")
+    assert changed_tests(old, data) == frozenset({"test_a", "TestB.test_c"})
+    # Only one function changed: only it.
+    one = old.replace("def test_a():\n    pass", "def test_a():\n    assert 1")
+    assert changed_tests(old, one) == frozenset({"test_a"})
+    # A comment or blank line is no edit.
+    assert changed_tests(old, "# note\n" + old) == frozenset()
 
 
 # --- aggregates ---------------------------------------------------------------------------------

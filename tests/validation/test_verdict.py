@@ -5,6 +5,7 @@ from __future__ import annotations
 from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
 from reprobot.validation.results.verdict import (
     ChangedLines,
+    as_applied,
     change_coverage,
     changed_lines,
     executable_lines,
@@ -164,3 +165,19 @@ def test_grade_statuses() -> None:
     )
     assert died.status == "inconclusive"
     assert any("no result" in r for r in died.reasons)
+
+
+def test_changed_lines_are_located_where_the_patch_applied() -> None:
+    # The hunk header says line 2; the file has grown three lines above it since the patch was
+    # written, so it applied at an offset, and the change is at line 5.
+    headed = ChangedLines("m.py", frozenset({2}), frozenset({2}), "m.py")
+    old = b"import os\nimport sys\nimport re\ndef f():\n    return 1\n"
+    new = b"import os\nimport sys\nimport re\ndef f():\n    return 2\n"
+    applied = as_applied(headed, old, new)
+    assert (applied.removed, applied.added) == ({5}, {5})
+    # The tests imported the module and never called f: the header's line 2 ran, line 5 not.
+    ran = {"m.py": FileCoverage(frozenset({1, 2, 3, 4, 5}), frozenset({1, 2, 3, 4}))}
+    cc = change_coverage({"m.py": headed}, {"m.py": old}, {"m.py": new}, ran, ran)
+    assert (cc.covered, cc.executable) == (0, 2)
+    # An added file has no old text: its header numbers stand.
+    assert as_applied(headed, None, new) == headed

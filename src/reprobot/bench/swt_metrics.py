@@ -117,9 +117,39 @@ def context_labels(run: Mapping[str, FileCoverage] | None) -> frozenset[str]:
 
 def changed_tests(old: str | None, new: str | None) -> frozenset[str]:
     """Qualified names (``test_f``, ``TestC.test_m``) of the functions of a test module that
-    ``new`` adds or whose source differs from ``old`` (every function when ``old`` is None)."""
+    ``new`` adds or whose source differs from ``old`` (every function when ``old`` is None).
+
+    An edit outside every function (module-level data, a parametrize list, a fixture's
+    constant) may change what any test of the module does, so it attributes them all."""
     before, after = _functions(old), _functions(new)
+    if old is not None and _module_level(old) != _module_level(new):
+        return frozenset(after)
     return frozenset(name for name, text in after.items() if before.get(name) != text)
+
+
+def _module_level(source: str | None) -> list[str] | None:
+    """The module's statements outside functions and classes, and class bodies' own (non-method)
+    statements, as AST dumps; None when the source does not parse."""
+    if not source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    out: list[str] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if isinstance(node, ast.ClassDef):
+                out.append(f"class {node.name}")
+                visit(node.body)
+            else:
+                out.append(ast.dump(node))
+
+    visit(tree.body)
+    return out
 
 
 def _functions(source: str | None) -> dict[str, str]:
@@ -160,10 +190,16 @@ def own_labels(
 def restrict_to(
     run: Mapping[str, FileCoverage] | None, labels: frozenset[str]
 ) -> dict[str, FileCoverage]:
-    """``run`` as if only the test functions ``labels`` had run."""
+    """``run`` as if only the test functions ``labels`` had run.
+
+    Lines that ran outside every test function (import time: imports, ``def`` and ``class``
+    lines, module-level code) count for a file when those tests ran some line of it: importing
+    the module was part of running them, as it is in the harness's trace of its tests."""
     out: dict[str, FileCoverage] = {}
     for path, fc in (run or {}).items():
         lines = {line for line, ctx in fc.contexts.items() if ctx & labels}
+        if lines:
+            lines |= fc.executed - set(fc.contexts)
         out[path] = FileCoverage(statements=fc.statements, executed=frozenset(lines))
     return out
 

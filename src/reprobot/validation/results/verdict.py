@@ -7,6 +7,7 @@ succeeds when at least one test is F->P and none fails after the fix.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -97,6 +98,32 @@ def changed_lines(patch: Patch) -> dict[str, ChangedLines]:
             old_path=None if pf.is_added_file else source,
         )
     return out
+
+
+def as_applied(change: ChangedLines, old: bytes | None, new: bytes | None) -> ChangedLines:
+    """``change`` located in the files as they are before and after the patch was applied.
+
+    A hunk's header numbers say where its author saw the lines; a patch applied at an offset or
+    with fuzz changed other line numbers, and only the two texts say which. Without both texts
+    (a file added or removed, a source not read) the header numbers stand."""
+    if old is None or new is None:
+        return change
+    old_lines = old.decode("utf-8", "replace").splitlines()
+    new_lines = new.decode("utf-8", "replace").splitlines()
+    removed: set[int] = set()
+    added: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            removed.update(range(i1 + 1, i2 + 1))
+        if tag in ("replace", "insert"):
+            added.update(range(j1 + 1, j2 + 1))
+    return ChangedLines(
+        path=change.path,
+        removed=frozenset(removed),
+        added=frozenset(added),
+        old_path=change.old_path,
+    )
 
 
 def _strip(path: str) -> str:
@@ -206,8 +233,11 @@ def change_coverage(
     as SWT-Bench defines them).
     """
     files = []
-    for path, change in sorted(changes.items()):
-        old_path = change.old_path
+    for path, headed in sorted(changes.items()):
+        old_path = headed.old_path
+        change = as_applied(
+            headed, old_sources.get(old_path) if old_path else None, new_sources.get(path)
+        )
         old_map = executable_lines(old_sources.get(old_path or "")) if old_path else {}
         new_map = executable_lines(new_sources.get(path)) if change.added else {}
         old_map = old_map or {}
