@@ -174,7 +174,7 @@ def test_changed_lines_are_located_where_the_patch_applied() -> None:
     old = b"import os\nimport sys\nimport re\ndef f():\n    return 1\n"
     new = b"import os\nimport sys\nimport re\ndef f():\n    return 2\n"
     applied = as_applied(headed, old, new)
-    assert (applied.removed, applied.added) == ({5}, {5})
+    assert (applied.removed, applied.added) == (frozenset({5}), frozenset({5}))
     # The tests imported the module and never called f: the header's line 2 ran, line 5 not.
     ran = {"m.py": FileCoverage(frozenset({1, 2, 3, 4, 5}), frozenset({1, 2, 3, 4}))}
     cc = change_coverage({"m.py": headed}, {"m.py": old}, {"m.py": new}, ran, ran)
