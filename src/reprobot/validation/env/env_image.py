@@ -6,6 +6,7 @@ settings; every later run on a tree whose manifests are unchanged reuses it offl
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -91,15 +92,21 @@ def ensure_environment(
     difference (a requirement added or changed since) comes in with network, and ``on`` is
     returned unchanged when the manifests are the same. ``snapshot`` must be trusted."""
     fingerprint = manifests_fingerprint(snapshot, spec)
-    if on is not None and (on.spec != spec or on.manifests == fingerprint):
-        if on.spec != spec:
-            raise ValueError("an environment layer must keep the spec of the image below it")
+    keyed = fingerprint
+    if spec.binary_requirements:
+        # The conda-name table decides what such a build installs: a change to it is a new image.
+        table = json.dumps(conda_names(), sort_keys=True)
+        keyed = hashlib.sha256(f"{fingerprint}\0{table}".encode()).hexdigest()
+    if on is not None and on.spec != spec:
+        raise ValueError("an environment layer must keep the spec of the image below it")
+    if on is not None and on.manifests == fingerprint:
         return on
-    parent = (
-        on.tag if on is not None else ensure_base_image(client, spec.python, settings, progress)
-    )
+    if on is not None:
+        parent = on.tag
+    else:
+        parent = ensure_base_image(client, spec.python, settings, progress)
     parent_id = client.images.get(parent).id or parent
-    key = environment_key(spec, fingerprint, parent_id)
+    key = environment_key(spec, keyed, parent_id)
     tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
     if image_exists(client, tag):
         return EnvImage.from_labels(tag, client.images.get(tag).labels)
