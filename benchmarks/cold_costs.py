@@ -40,7 +40,7 @@ from reprobot.validation.env.base_image import (
     base_tag,
     recipe_dir,
 )
-from reprobot.validation.env.env_image import ENV_REPOSITORY_PREFIX
+from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX
 from reprobot.validation.sandbox.container import connect
 
 SCRATCH = "reprobot-cold"

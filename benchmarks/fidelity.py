@@ -42,13 +42,9 @@ from reprobot.bench.executor import write_run_log
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import ensure_base_image, image_exists
-from reprobot.validation.env.env_image import (
-    ENV_REPOSITORY_PREFIX,
-    EnvImage,
-    ensure_environment,
-    repo_slug,
-)
+from reprobot.validation.env.env_image import EnvImage, ensure_environment, repo_slug
 from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
+from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX
 from reprobot.validation.errors import ImageBuildError, ReprobotError
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.sandbox.container import connect

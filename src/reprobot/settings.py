@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     pip_extra_index_urls: list[str] = Field(default_factory=list)
     pip_ca_bundle: Path | None = None
     build_timeout_s: float = 1800.0
+    # Environment images may use this much disk beyond the base images; after each build the
+    # least recently used are removed down to it. 0: no cap (prune with `reprobot env prune`).
+    env_cache_gb: float = 0.0
 
     # Per-run limits of a test run.
     run_memory_mb: int = 4096

@@ -32,6 +32,12 @@ from reprobot.bench.drafting import (
     write_predictions,
 )
 from reprobot.bench.environments import Prepared, prepare
+from reprobot.bench.environments_report import (
+    environment_summary,
+    not_runnable,
+    runnable_rows,
+)
+from reprobot.bench.environments_report import markdown as environments_markdown
 from reprobot.bench.executor import Store, Unit, default_workers, peak_rss_mb, run_units
 from reprobot.bench.hub import download, parse_ref
 from reprobot.bench.pod import (
@@ -48,6 +54,7 @@ from reprobot.bench.swt import evaluate_instance, score
 from reprobot.console import console
 from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.settings import Settings
+from reprobot.validation.env.image_cache import cached_images
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits
 
@@ -160,6 +167,7 @@ class _Context:
 
 def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     started = time.monotonic()
+    started_epoch = time.time()
     resolve_instances(args, settings)
     ctx = _Context(args, settings)
     instances = _instances(args)
@@ -234,6 +242,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         ctx.store.record_run("swt", time.monotonic() - started),
         peak_rss_mb(),
     )
+    _append_environments(paths, ctx, all_results, started_epoch, args.predictions == GOLD)
     if drafting:
         success = {s.instance_id: s.flags.success for s in scores if not s.error}
         classes = failure_classes(instances, drafting, success)
@@ -246,6 +255,31 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     print(paths["markdown"].read_text(encoding="utf-8"))
     ctx.console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
     return 0 if not any(r.get("error") for r in all_results.values()) else 1
+
+
+def _append_environments(
+    paths: dict[str, Path],
+    ctx: _Context,
+    results: dict[str, dict[str, Any]],
+    started_epoch: float,
+    gold: bool,
+) -> None:
+    """The environment images the run used (and, with the golden tests, which instances ran)
+    into both reports."""
+    summary = environment_summary(results, cached_images(ctx.client, ctx.settings), started_epoch)
+    document = json.loads(paths["json"].read_text(encoding="utf-8"))
+    document["environments"] = summary
+    text = environments_markdown(results, summary)
+    if gold:
+        document["runnable"] = runnable_rows(results)
+        document["not_runnable"] = {
+            i: cause for i, r in sorted(results.items()) if (cause := not_runnable(r))
+        }
+    else:
+        text = text[text.index("## Environment images") :]
+    paths["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
+    with paths["markdown"].open("a", encoding="utf-8") as fh:
+        fh.write("\n" + text)
 
 
 def _draft_all(

@@ -119,6 +119,7 @@ def evaluate_instance(
             if run is not _EMPTY
         },
         "problems": _problems(pred_runs, gold_runs),
+        "environment": env.tag,
     }
 
 

@@ -1,4 +1,5 @@
-"""Sandbox commands: ``sandbox build``, ``sandbox reap``, ``env build`` and ``run-tests``."""
+"""Sandbox commands: ``sandbox build``, ``sandbox reap``, ``env build`` and ``run-tests``
+(``env list`` and ``env prune`` are in ``env_cache``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
+from reprobot.cli import env_cache
 from reprobot.console import console, progress_for
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
@@ -45,6 +47,7 @@ def register(sub: Any) -> None:
     add_env_arguments(env_build)
     env_build.add_argument("--json", action="store_true")
     env_build.set_defaults(handler=cmd_env_build)
+    env_cache.register(env_sub)
 
     run = sub.add_parser("run-tests", help="run a commit's tests (plus patches) in the sandbox")
     add_env_arguments(run)

@@ -25,6 +25,7 @@ from reprobot.validation.env.base_image import (
     image_exists,
 )
 from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
+from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX, mark_used, prune
 from reprobot.validation.env.pipconf import host_index_settings
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.sandbox.container import ContainerSpec, run_container
@@ -34,7 +35,6 @@ from reprobot.validation.source.snapshot import RepoSnapshot
 
 log = structlog.get_logger(__name__)
 
-ENV_REPOSITORY_PREFIX = "reprobot/env-"
 _CA_PATH = "/run/reprobot/ca.pem"
 _RESULT_MARK = b"REPROBOT-RESULT "
 
@@ -108,6 +108,7 @@ def ensure_environment(
     parent_id = client.images.get(parent).id or parent
     key = environment_key(spec, keyed, parent_id)
     tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
+    mark_used(settings, tag)
     if image_exists(client, tag):
         return EnvImage.from_labels(tag, client.images.get(tag).labels)
     with file_lock(settings, f"env-{key}"):
@@ -121,6 +122,8 @@ def ensure_environment(
             )
             with progress.step(what, kind="environment"):
                 _build(client, parent, tag, spec, snapshot, fingerprint, settings)
+            if settings.env_cache_gb > 0:
+                prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
 
 

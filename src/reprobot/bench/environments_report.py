@@ -1,0 +1,105 @@
+"""What a benchmark run stood on: which instances ran (and why the others did not, one line
+each, per repository), and the environment images it used with what they weigh and which it
+built. Pure functions over the unit results and the image cache's records."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reprobot.validation.env.image_cache import CachedImage, created_epoch, unique_bytes
+
+_MB = 1024**2
+
+
+def repo_of(instance_id: str) -> str:
+    """``owner__name-123`` → ``owner/name``."""
+    owner, _, rest = instance_id.partition("__")
+    return f"{owner}/{rest.rsplit('-', 1)[0]}"
+
+
+def not_runnable(result: Mapping[str, Any]) -> str | None:
+    """Why an instance did not run with its golden tests going F→P, in one line; None when it
+    did. An error first (the environment, the tree, the sandbox), then what the gold runs said."""
+    error = result.get("error")
+    if error:
+        return str(error).strip().splitlines()[0][:300]
+    flags = result.get("flags") or {}
+    if flags.get("success"):
+        return None
+    problems = [str(p) for p in result.get("problems") or [] if "golden tests" in str(p)]
+    if problems:
+        return problems[0].splitlines()[0][:300]
+    base = result.get("base") or {}
+    stuck = base.get("F->F") or []
+    if stuck:
+        return f"golden tests fail after the fix too (F→F), e.g. {stuck[0]}"
+    return "golden tests are not F→P (they pass before the fix)"
+
+
+def runnable_rows(results: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per repository: instances, and how many ran with their golden tests going F→P."""
+    rows: dict[str, dict[str, int]] = {}
+    for instance_id, result in sorted(results.items()):
+        row = rows.setdefault(repo_of(instance_id), {"instances": 0, "runnable": 0})
+        row["instances"] += 1
+        row["runnable"] += not_runnable(result) is None
+    return rows
+
+
+def environment_summary(
+    results: Mapping[str, Mapping[str, Any]],
+    images: Sequence[CachedImage],
+    started_epoch: float,
+) -> dict[str, Any]:
+    """The images the run used: each one's tag, what it adds to its base in MB, and whether it
+    was made during this run; their total; and how many were built."""
+    by_tag = {c.tag: c for c in images}
+    used = sorted({str(r["environment"]) for r in results.values() if r.get("environment")})
+    rows = []
+    for tag in used:
+        image = by_tag.get(tag)
+        rows.append(
+            {
+                "tag": tag,
+                "mb": round(image.own_bytes / _MB) if image else None,
+                "built_this_run": bool(image and created_epoch(image.created) >= started_epoch),
+            }
+        )
+    present = [by_tag[t] for t in used if t in by_tag]
+    return {
+        "images": rows,
+        "total_mb": round(unique_bytes(present) / _MB),
+        "built": sum(r["built_this_run"] for r in rows),
+    }
+
+
+def markdown(results: Mapping[str, Mapping[str, Any]], summary: Mapping[str, Any]) -> str:
+    rows = runnable_rows(results)
+    total = Counter[str]()
+    lines = ["## Runnable instances", "", "| repository | instances | runnable |", "|---|---|---|"]
+    for repo, row in rows.items():
+        total.update(row)
+        lines.append(f"| {repo} | {row['instances']} | {row['runnable']} |")
+    share = total["runnable"] / total["instances"] if total["instances"] else 0.0
+    lines.append(f"| all | {total['instances']} | {total['runnable']} ({share:.0%}) |")
+    lines += ["", "Not runnable, with the cause:", ""]
+    for instance_id, result in sorted(results.items()):
+        cause = not_runnable(result)
+        if cause:
+            lines.append(f"- `{instance_id}`: {cause}")
+    lines += [
+        "",
+        "## Environment images",
+        "",
+        f"{len(summary['images'])} images, {summary['total_mb']} MB beyond the base images; "
+        f"{summary['built']} built during this run.",
+        "",
+        "| image | MB | built this run |",
+        "|---|---|---|",
+    ]
+    for row in summary["images"]:
+        mb = "gone" if row["mb"] is None else str(row["mb"])
+        lines.append(f"| `{row['tag']}` | {mb} | {'yes' if row['built_this_run'] else ''} |")
+    return "\n".join(lines) + "\n"

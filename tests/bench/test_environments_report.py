@@ -1,0 +1,78 @@
+"""Which instances ran, why the others did not, and the images a run stood on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reprobot.bench.environments_report import (
+    environment_summary,
+    markdown,
+    not_runnable,
+    repo_of,
+    runnable_rows,
+)
+from reprobot.validation.env.image_cache import CachedImage
+
+MB = 1024**2
+
+RESULTS: dict[str, dict[str, Any]] = {
+    "psf__requests-1963": {"flags": {"success": True}, "environment": "reprobot/env-r:a"},
+    "psf__requests-2317": {
+        "flags": {"success": False},
+        "base": {"F->F": ["tests/test_requests.py::test_x"]},
+        "environment": "reprobot/env-r:a",
+    },
+    "pydicom__pydicom-901": {
+        "error": "SandboxError: feeding the container failed: git archive 7241f5 failed\nmore",
+    },
+    "pvlib__pvlib-python-1072": {
+        "flags": {"success": False},
+        "problems": ["golden tests on R: the tree requires tomli, which the environment lacks"],
+        "environment": "reprobot/env-p:b",
+    },
+}
+
+
+def test_repositories_from_ids() -> None:
+    assert repo_of("pvlib__pvlib-python-1072") == "pvlib/pvlib-python"
+    assert repo_of("psf__requests-1963") == "psf/requests"
+
+
+def test_each_instance_that_did_not_run_has_one_cause() -> None:
+    assert not_runnable(RESULTS["psf__requests-1963"]) is None
+    assert not_runnable(RESULTS["pydicom__pydicom-901"]) == (
+        "SandboxError: feeding the container failed: git archive 7241f5 failed"
+    )
+    assert "requires tomli" in (not_runnable(RESULTS["pvlib__pvlib-python-1072"]) or "")
+    assert "F→F" in (not_runnable(RESULTS["psf__requests-2317"]) or "")
+    assert runnable_rows(RESULTS) == {
+        "psf/requests": {"instances": 2, "runnable": 1},
+        "pvlib/pvlib-python": {"instances": 1, "runnable": 0},
+        "pydicom/pydicom": {"instances": 1, "runnable": 0},
+    }
+
+
+def test_images_the_run_used_with_their_sizes() -> None:
+    images = [
+        CachedImage(
+            "reprobot/env-r:a", "a", "base", 900 * MB, 300 * MB, 0.0, "2026-11-23T22:00:00Z"
+        ),
+        CachedImage(
+            "reprobot/env-x:z", "z", "base", 900 * MB, 50 * MB, 0.0, "2026-11-23T20:00:00Z"
+        ),
+    ]
+    started = 1795468800.0  # 2026-11-23T21:20:00Z
+    summary = environment_summary(RESULTS, images, started)
+    assert summary == {
+        "images": [
+            # Removed since the run: nothing to weigh.
+            {"tag": "reprobot/env-p:b", "mb": None, "built_this_run": False},
+            {"tag": "reprobot/env-r:a", "mb": 300, "built_this_run": True},
+        ],
+        "total_mb": 300,
+        "built": 1,
+    }
+    text = markdown(RESULTS, summary)
+    assert "| all | 4 | 1 (25%) |" in text
+    assert "- `pydicom__pydicom-901`: SandboxError" in text
+    assert "| `reprobot/env-r:a` | 300 | yes |" in text
