@@ -24,7 +24,12 @@ from reprobot.validation.env.base_image import (
     file_lock,
     image_exists,
 )
-from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
+from reprobot.validation.env.envspec import (
+    EnvSpec,
+    compiled_fingerprint,
+    environment_key,
+    manifests_fingerprint,
+)
 from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX, mark_used, prune
 from reprobot.validation.env.pipconf import host_index_settings
 from reprobot.validation.errors import ImageBuildError
@@ -50,6 +55,8 @@ class EnvImage:
     source_sha: str
     skipped: tuple[str, ...] = ()
     relaxed: tuple[str, ...] = ()
+    # The compiled sources the image's editable install built ("" when none, or unknown).
+    compiled: str = ""
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -61,6 +68,7 @@ class EnvImage:
             source_sha=labels.get("reprobot.env.source", ""),
             skipped=tuple(json.loads(labels.get("reprobot.env.skipped", "[]"))),
             relaxed=tuple(json.loads(labels.get("reprobot.env.relaxed", "[]"))),
+            compiled=labels.get("reprobot.env.compiled", ""),
         )
 
 
@@ -99,9 +107,13 @@ def ensure_environment(
         keyed = hashlib.sha256(f"{fingerprint}\0{table}".encode()).hexdigest()
     if on is not None and on.spec != spec:
         raise ValueError("an environment layer must keep the spec of the image below it")
-    if on is not None and on.manifests == fingerprint:
-        return on
     if on is not None:
+        # A layer also builds compiled sources that differ from those ``on`` built, so that
+        # every run on this trusted tree need not compile them again, offline.
+        compiled = compiled_fingerprint(snapshot)
+        if on.manifests == fingerprint and on.compiled in ("", compiled):
+            return on
+        keyed = f"{keyed}\0{compiled}"
         parent = on.tag
     else:
         parent = ensure_base_image(client, spec.python, settings, progress)
@@ -199,6 +211,7 @@ def _build(
             "reprobot.env.source": snapshot.sha,
             "reprobot.env.skipped": json.dumps(build_result.get("skipped", [])),
             "reprobot.env.relaxed": json.dumps(build_result.get("relaxed", [])),
+            "reprobot.env.compiled": compiled_fingerprint(snapshot),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

@@ -65,6 +65,11 @@ class EnvSpec(BaseModel):
 _LATER_FIELDS = ("system_packages", "binary_requirements", "notes")
 
 
+def is_manifest(path: str) -> bool:
+    """Whether ``path`` is a dependency manifest (whatever the spec's own requirements files)."""
+    return path in _MANIFEST_NAMES or _REQUIREMENTS_RE.match(path) is not None
+
+
 def manifest_paths(files: list[str], spec: EnvSpec) -> list[str]:
     """The dependency manifests among ``files`` (sorted), plus the spec's requirements files."""
     chosen = {f for f in files if f in _MANIFEST_NAMES or _REQUIREMENTS_RE.match(f)}
@@ -78,6 +83,41 @@ def manifests_fingerprint(snapshot: RepoSnapshot, spec: EnvSpec) -> str:
     for path in manifest_paths(snapshot.list_files(), spec):
         data = snapshot.read_file(path) or b""
         digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+# Sources compiled into extensions: an editable install built them once, in the image, and a
+# tree whose sources differ must build them again before its tests say anything.
+COMPILED_SUFFIXES = (
+    ".c",
+    ".h",
+    ".cpp",
+    ".cc",
+    ".cxx",
+    ".hpp",
+    ".hxx",
+    ".pyx",
+    ".pxd",
+    ".pxi",
+    ".f",
+    ".f90",
+    ".f95",
+    ".for",
+)
+
+
+def is_compiled_source(path: str) -> bool:
+    return path.lower().endswith(COMPILED_SUFFIXES)
+
+
+def compiled_fingerprint(snapshot: RepoSnapshot) -> str:
+    """A hash of the tree's compiled sources (names and contents); empty when it has none."""
+    sources = sorted((p, b) for p, b in snapshot.blob_ids().items() if is_compiled_source(p))
+    if not sources:
+        return ""
+    digest = hashlib.sha256()
+    for path, blob in sources:
+        digest.update(f"{path}\0{blob}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

@@ -9,7 +9,12 @@ from typing import Any
 import docker
 
 from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.env.envspec import manifests_fingerprint
+from reprobot.validation.env.envspec import (
+    compiled_fingerprint,
+    is_compiled_source,
+    is_manifest,
+    manifests_fingerprint,
+)
 from reprobot.validation.results.coverage_report import (
     CoverageDataError,
     parse_contexts_json,
@@ -91,6 +96,17 @@ def _inputs(
     yield small_tar(files)
 
 
+def needs_reinstall(env: EnvImage, snapshot: RepoSnapshot, patches: Sequence[Patch]) -> bool:
+    """Whether a run must install the project again before testing: the image's install is not
+    editable, the tree's manifests or compiled sources are not those the image installed, or a
+    patch changes a manifest or a compiled source (its extension must be built from it)."""
+    if not env.editable or manifests_fingerprint(snapshot, env.spec) != env.manifests:
+        return True
+    if env.compiled and compiled_fingerprint(snapshot) != env.compiled:
+        return True
+    return any(is_manifest(f) or is_compiled_source(f) for p in patches for f in p.files)
+
+
 def run_tests(
     client: docker.DockerClient,
     env: EnvImage,
@@ -110,7 +126,7 @@ def run_tests(
     """
     limits = limits or RunLimits()
     reap(client)
-    reinstall = (not env.editable) or manifests_fingerprint(snapshot, env.spec) != env.manifests
+    reinstall = needs_reinstall(env, snapshot, patches)
     job = {
         "patches": [{"name": p.name, "file": f"{i:03d}.diff"} for i, p in enumerate(patches)],
         "reinstall": reinstall,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import tarfile
 from collections.abc import Iterator
@@ -79,6 +80,26 @@ class RepoSnapshot:
                 return [_strip_top(m.name) for m in tf.getmembers() if m.isfile()]
         out = _git(self._require_path(), "ls-tree", "-r", "-z", "--name-only", self.sha)
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+    def blob_ids(self) -> dict[str, str]:
+        """Every file path of the tree with an id of its content (git's blob id, or for a
+        tarball the SHA-1 of the bytes): what changed between two trees, without reading them."""
+        if self.tarball is not None:
+            ids: dict[str, str] = {}
+            with tarfile.open(self.tarball) as tf:
+                for member in tf.getmembers():
+                    handle = tf.extractfile(member) if member.isfile() else None
+                    if handle is not None:
+                        ids[_strip_top(member.name)] = hashlib.sha1(handle.read()).hexdigest()
+            return ids
+        out = _git(self._require_path(), "ls-tree", "-r", "-z", self.sha)
+        entries: dict[str, str] = {}
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
+            meta, _, path = record.partition("\t")
+            parts = meta.split()
+            if path and len(parts) == 3 and parts[1] == "blob":
+                entries[path] = parts[2]
+        return entries
 
     def iter_tar(self, prefix: str) -> Iterator[bytes]:
         """Stream the tree as an uncompressed tar whose members sit under ``prefix``."""
