@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from reprobot.bench.cli import resolve_instances
+from reprobot.bench.command_context import resolve_instances
 from reprobot.bench.dataset import DatasetError, load_instances
 from reprobot.bench.hub import DatasetRef, download, parse_ref
 from reprobot.settings import Settings
