@@ -20,13 +20,13 @@ def repo_of(instance_id: str) -> str:
 
 
 def not_runnable(result: Mapping[str, Any]) -> str | None:
-    """Why an instance did not run with its golden tests going F→P, in one line; None when it
-    did. An error first (the environment, the tree, the sandbox), then what the gold runs said."""
+    """Why an instance did not run with a golden test going F→P, in one line; None when it did
+    (whether it also succeeded, with no test failing after the fix, is S's business). An error first (the environment, the tree, the sandbox), then what the gold runs said."""
     error = result.get("error")
     if error:
         return str(error).strip().splitlines()[0][:300]
     flags = result.get("flags") or {}
-    if flags.get("success"):
+    if flags.get("fail_to_pass"):
         return None
     problems = [str(p) for p in result.get("problems") or [] if "golden tests" in str(p)]
     if problems:
