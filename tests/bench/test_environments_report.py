@@ -16,7 +16,10 @@ from reprobot.validation.env.image_cache import CachedImage
 MB = 1024**2
 
 RESULTS: dict[str, dict[str, Any]] = {
-    "psf__requests-1963": {"flags": {"success": False, "fail_to_pass": True}, "environment": "reprobot/env-r:a"},
+    "psf__requests-1963": {
+        "flags": {"success": False, "fail_to_pass": True},
+        "environment": "reprobot/env-r:a",
+    },
     "psf__requests-2317": {
         "flags": {"success": False},
         "base": {"F->F": ["tests/test_requests.py::test_x"]},

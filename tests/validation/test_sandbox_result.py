@@ -165,6 +165,20 @@ def test_pytest_that_never_said_what_it_collected_is_an_error() -> None:
     assert run.error == "pytest never said what it collected"
 
 
+def test_a_runner_that_wrote_no_report_is_told_by_its_last_exception() -> None:
+    log = (
+        b"Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+        b"TypeError: an integer is required (got type bytes)\n\nsome output after it\n"
+    )
+    files = {"status.json": json.dumps(status()).encode(), "pytest.log": log}
+    run = run_of(came_back(files))
+    assert run.error == (
+        "pytest wrote no report (exit 1): TypeError: an integer is required (got type bytes)"
+    )
+    quiet = run_of(came_back({"status.json": json.dumps(status(tool="unittest")).encode()}))
+    assert quiet.error == "the unittest runner wrote no report (exit 1)"
+
+
 def test_a_tampered_channel_is_an_error() -> None:
     files = {
         "status.json": json.dumps(

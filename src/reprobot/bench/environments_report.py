@@ -21,7 +21,8 @@ def repo_of(instance_id: str) -> str:
 
 def not_runnable(result: Mapping[str, Any]) -> str | None:
     """Why an instance did not run with a golden test going F→P, in one line; None when it did
-    (whether it also succeeded, with no test failing after the fix, is S's business). An error first (the environment, the tree, the sandbox), then what the gold runs said."""
+    (whether it also succeeded, with no test failing after the fix, is S's business). An error
+    first (the environment, the tree, the sandbox), then what the gold runs said."""
     error = result.get("error")
     if error:
         return str(error).strip().splitlines()[0][:300]

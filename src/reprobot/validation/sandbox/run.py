@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
@@ -210,6 +211,19 @@ def _pytest_problem(status: RunnerStatus, hit: frozenset[str]) -> str | None:
     return None
 
 
+_ERROR_LINE = re.compile(r"^(?:E\s+)?([A-Za-z_][\w.]*(?:Error|Exception|Exit)\b.*)$")
+
+
+def _last_error_line(log: bytes) -> str:
+    """``: <the last exception line of the log>`` (what stopped the runner before it could
+    report), or nothing; the log is the project's output, so it is cut short and only quoted."""
+    for line in reversed(log.decode("utf-8", "replace").splitlines()[-400:]):
+        match = _ERROR_LINE.match(line.strip())
+        if match:
+            return f": {match.group(1)[:300]}"
+    return ""
+
+
 def to_testrun(
     result: ContainerResult,
     sandbox: SandboxResult,
@@ -250,6 +264,7 @@ def to_testrun(
         elif junit is None:
             error = _pytest_problem(status, hit) or (
                 f"{tool} wrote no report (exit {status.pytest_exit})"
+                + _last_error_line(files.get("pytest.log", b""))
             )
         else:
             try:
