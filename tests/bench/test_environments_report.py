@@ -48,6 +48,12 @@ def test_each_instance_that_did_not_run_has_one_cause() -> None:
     )
     assert "requires tomli" in (not_runnable(RESULTS["pvlib__pvlib-python-1072"]) or "")
     assert "F→F" in (not_runnable(RESULTS["psf__requests-2317"]) or "")
+    # The golden tests' own F→F (the prediction's, in SWT-Bench's terms) names the test too.
+    stuck = {"flags": {}, "added": {"F->F": ["tests/test_a.py::test_b"]}, "base": {}}
+    assert (
+        not_runnable(stuck)
+        == "golden tests fail after the fix too (F→F), e.g. tests/test_a.py::test_b"
+    )
     assert runnable_rows(RESULTS) == {
         "psf/requests": {"instances": 2, "runnable": 1},
         "pvlib/pvlib-python": {"instances": 1, "runnable": 0},

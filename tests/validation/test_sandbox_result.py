@@ -167,7 +167,7 @@ def test_pytest_that_never_said_what_it_collected_is_an_error() -> None:
 
 def test_a_runner_that_wrote_no_report_is_told_by_its_last_exception() -> None:
     log = (
-        b"Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+        b'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n'
         b"TypeError: an integer is required (got type bytes)\n\nsome output after it\n"
     )
     files = {"status.json": json.dumps(status()).encode(), "pytest.log": log}

@@ -32,8 +32,9 @@ def not_runnable(result: Mapping[str, Any]) -> str | None:
     problems = [str(p) for p in result.get("problems") or [] if "golden tests" in str(p)]
     if problems:
         return problems[0].splitlines()[0][:300]
+    added = result.get("added") or {}
     base = result.get("base") or {}
-    stuck = base.get("F->F") or []
+    stuck = added.get("F->F") or base.get("F->F") or []
     if stuck:
         return f"golden tests fail after the fix too (F→F), e.g. {stuck[0]}"
     return "golden tests are not F→P (they pass before the fix)"
