@@ -10,6 +10,7 @@ import docker
 from reprobot.bench.dataset import DatasetError, Instance, SpecTable, env_spec_for
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.source.partial_clone import absent_files
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 
@@ -19,6 +20,8 @@ class Prepared:
 
     base: RepoSnapshot
     env: EnvImage
+    # Files of the base commit whose content the clone lacks (left out of every run's tree).
+    absent: tuple[str, ...] = ()
 
 
 def clone_path(repos: Path, repo: str) -> Path:
@@ -44,8 +47,16 @@ def prepare(
     the base commit's manifests differ from it (a requirement added or renamed between the two),
     the base commit, also trusted, adds the difference as a layer of its own."""
     path = clone_path(repos, instance.repo)
-    trusted = RepoSnapshot.from_git(path, instance.environment_setup_commit, instance.repo)
-    base = RepoSnapshot.from_git(path, instance.base_commit, instance.repo)
+    # Clones brought here with a size limit may lack their largest files' content: the runs
+    # leave those files out, and the result names them.
+    trusted = RepoSnapshot.from_git(
+        path, instance.environment_setup_commit, instance.repo, absent_ok=True
+    )
+    base = RepoSnapshot.from_git(path, instance.base_commit, instance.repo, absent_ok=True)
     spec = env_spec_for(table, instance.repo, instance.version)
     shared = ensure_environment(client, spec, trusted, settings)
-    return Prepared(base=base, env=ensure_environment(client, spec, base, settings, on=shared))
+    return Prepared(
+        base=base,
+        env=ensure_environment(client, spec, base, settings, on=shared),
+        absent=absent_files(path, instance.base_commit),
+    )

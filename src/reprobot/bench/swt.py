@@ -118,9 +118,16 @@ def evaluate_instance(
             for side, run in (("pre", p.pre), ("post", p.post))
             if run is not _EMPTY
         },
-        "problems": _problems(pred_runs, gold_runs),
+        "problems": _problems(pred_runs, gold_runs) + _absent(prepared),
         "environment": env.tag,
     }
+
+
+def _absent(prepared: Prepared) -> list[str]:
+    if not prepared.absent:
+        return []
+    shown = ", ".join(prepared.absent[:3]) + (", …" if len(prepared.absent) > 3 else "")
+    return [f"{len(prepared.absent)} file(s) absent from the clone, left out of the tree: {shown}"]
 
 
 def _ran(runs: Pair) -> bool:

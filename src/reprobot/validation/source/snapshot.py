@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from reprobot.validation.errors import SnapshotError
+from reprobot.validation.source.partial_clone import absent_files, iter_tar_present
 
 _CHUNK = 1 << 16
 
@@ -37,9 +38,14 @@ class RepoSnapshot:
     sha: str
     path: Path | None = None
     tarball: Path | None = None
+    # Stream what the clone holds when it lacks some files' content (see ``partial_clone``);
+    # only the benchmark, whose clones may be size-limited, sets it.
+    absent_ok: bool = False
 
     @classmethod
-    def from_git(cls, path: Path, ref: str, repo: str | None = None) -> RepoSnapshot:
+    def from_git(
+        cls, path: Path, ref: str, repo: str | None = None, absent_ok: bool = False
+    ) -> RepoSnapshot:
         """Resolve ``ref`` in the git repository at ``path`` to a full commit sha."""
         path = Path(path).resolve()
         if not (path / ".git").exists() and not (path / "HEAD").exists():
@@ -53,7 +59,7 @@ class RepoSnapshot:
         sha = proc.stdout.decode().strip()
         if proc.returncode != 0 or not sha:
             raise SnapshotError(f"{ref!r} is not a commit in {path}")
-        return cls(repo=repo or path.name, sha=sha, path=path)
+        return cls(repo=repo or path.name, sha=sha, path=path, absent_ok=absent_ok)
 
     def _require_path(self) -> Path:
         if self.path is None:
@@ -107,6 +113,9 @@ class RepoSnapshot:
             yield from _retar(self.tarball, prefix)
             return
         repo = self._require_path()
+        if self.absent_ok and absent_files(repo, self.sha):
+            yield from iter_tar_present(repo, self.sha, prefix)
+            return
         proc = subprocess.Popen(
             ["git", "-C", str(repo), "archive", "--format=tar", f"--prefix={prefix}", self.sha],
             stdout=subprocess.PIPE,
