@@ -4,6 +4,8 @@ requirement the image lacks."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,39 @@ def test_missing_requirements_are_the_projects_own() -> None:
 def test_project_names_compare_normalized() -> None:
     text = "Foo_Bar 1.0 requires toml, which is not installed.\n"
     assert runner.missing_requirements(text, {runner.normalized("foo.bar")}) == ["toml"]
+
+
+def test_a_versioneer_project_without_git_gets_its_known_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(env_build, "REPO", str(tmp_path))
+    (tmp_path / "versioneer.py").write_text("# versioneer\n")
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nname = pkg\n\n[versioneer]\nVCS = git\n"
+        "versionfile_source = pkg/_version.py\ntag_prefix = v\n"
+    )
+    (tmp_path / "pkg").mkdir()
+    keywords = 'git_refnames = "$Format:%d$"\n'
+    (tmp_path / "pkg" / "_version.py").write_text(keywords)
+    assert env_build.pin_versioneer("0.7.0")
+    text = (tmp_path / "pkg" / "_version.py").read_text()
+    # The form versioneer's own versions_from_file reads back.
+    found = re.search(r"version_json = '''\n(.*)'''  # END VERSION_JSON", text, re.M | re.S)
+    assert found is not None
+    assert json.loads(found.group(1))["version"] == "0.7.0"
+    namespace: dict[str, object] = {}
+    exec(compile(text, "_version.py", "exec"), namespace)
+    assert namespace["get_versions"]() == json.loads(found.group(1))  # type: ignore[operator]
+
+
+def test_versioneer_is_left_alone_with_git_metadata_or_without_versioneer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(env_build, "REPO", str(tmp_path))
+    assert not env_build.pin_versioneer("1.0")
+    (tmp_path / "versioneer.py").write_text("")
+    (tmp_path / "setup.cfg").write_text("[versioneer]\nversionfile_source = v.py\n")
+    (tmp_path / "v.py").write_text("x = 1\n")
+    (tmp_path / ".git").mkdir()
+    assert not env_build.pin_versioneer("1.0")
+    assert (tmp_path / "v.py").read_text() == "x = 1\n"
