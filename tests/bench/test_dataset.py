@@ -125,7 +125,9 @@ def test_env_spec_conversion() -> None:
         "0.3",
     )
     assert spec.python == "3.9"
-    assert spec.pip_packages == ("a==1", "pytest<8")
+    assert spec.pip_packages == ("a==1",)
+    # Constraints bound every install of the build, the project's own included.
+    assert spec.constraints == ("pytest<8",)
     assert spec.requirements == ("req/dev.txt",)
     assert spec.install == "pip install ."
     assert spec.test_cmd == "pytest -rA"
@@ -156,7 +158,8 @@ def test_overlay_extends_lists_and_adds_records(tmp_path: Path) -> None:
     extra = tmp_path / "extra.json"
     extra.write_text(json.dumps({"specs": overlay}))
     table = load_env_specs(specs, extra)
-    assert env_spec_for(table, "o/r", "1.0").pip_packages == ("a", "b", "c<2")
+    overlaid = env_spec_for(table, "o/r", "1.0")
+    assert (overlaid.pip_packages, overlaid.constraints) == (("a", "b"), ("c<2",))
     with pytest.raises(DatasetError):
         env_spec_for(table, "o/r", "9.9")
 

@@ -90,3 +90,28 @@ def test_a_layer_keeps_the_spec_below_it(
             settings,
             on=shared,
         )
+
+
+def test_constraints_bound_the_projects_own_install(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    repo = make_repo(
+        tmp_path / "bounded",
+        {
+            "pyproject.toml": TINY_PYPROJECT + 'dependencies = ["six"]\n',
+            "tiny/__init__.py": TINY_MODULE,
+            "tests/test_six.py": (
+                "from importlib.metadata import version\n\n\n"
+                "def test_era():\n    assert version('six') == '1.15.0'\n"
+            ),
+        },
+    )
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/bounded")
+    # The project asks for any six; the constraint keeps its era's release.
+    spec = EnvSpec(python="3.11", constraints=("six==1.15.0",), env={"RUN": uuid.uuid4().hex})
+    env = ensure_environment(docker_client, spec, snapshot, settings)
+    try:
+        run = run_tests(docker_client, env, snapshot, selection=["tests/test_six.py"])
+        assert run.outcomes == {"tests/test_six.py::test_era": Outcome.PASSED}, run.log_excerpt
+    finally:
+        docker_client.images.remove(env.tag, force=True)

@@ -8,9 +8,9 @@ Environment records (``env_specs.json``) map ``repo → version → record`` wit
 ``python``, ``pip_packages``, ``requirements``, ``install``, ``test_cmd`` (the harness's), plus
 these optional ones that this module adds to the schema:
 
-- ``constraints``: requirement specifiers installed after the requirements files, together with
-  the pinned packages, so that they narrow what the requirements files brought in (e.g.
-  ``"pytest<8"`` where a project's test set-up predates a newer pytest);
+- ``constraints``: requirement specifiers installed with the pinned packages that also bound
+  every later install of the build, the project's own included (pip's constraints), e.g.
+  ``"pytest<8"`` where a project's test set-up predates a newer pytest;
 - ``env``: extra environment variables for the build and every run.
 
 Free-text keys (``observed``, ``test_ids``, ...) are notes and are ignored. An overlay with the
@@ -250,7 +250,7 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
             f"Python {python} is not a sandbox Python ({', '.join(SUPPORTED_PYTHONS)})"
         )
     packages = [str(p) for p in record.get("pip_packages", []) or []]
-    packages += [str(c) for c in record.get("constraints", []) or []]
+    constraints = [str(c) for c in record.get("constraints", []) or []]
     env = {"SETUPTOOLS_SCM_PRETEND_VERSION": scm_pretend_version(version)}
     env.update({str(k): str(v) for k, v in (record.get("env") or {}).items()})
 
@@ -262,6 +262,7 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
         requirements=strings("requirements"),
         binary_requirements=strings("binary_requirements"),
         pip_packages=tuple(packages),
+        constraints=tuple(constraints),
         pre_install=strings("pre_install"),
         system_packages=strings("system_packages"),
         install=str(record.get("install") or "python -m pip install -e ."),

@@ -164,6 +164,7 @@ def _build(
     job = {
         "requirements": list(spec.requirements),
         "pip_packages": list(spec.pip_packages),
+        "constraints": list(spec.constraints),
         "pre_install": list(spec.pre_install),
         "system_packages": list(spec.system_packages),
         "binary_requirements": list(spec.binary_requirements),

@@ -43,6 +43,11 @@ class EnvSpec(BaseModel):
         default=(),
         description="Debian packages (compilers, libraries) for the environment image only",
     )
+    constraints: tuple[str, ...] = Field(
+        default=(),
+        description="requirement specifiers that bound every install of the build (pip's "
+        "constraints): a release of a dependency too new for the project's era is kept out",
+    )
     binary_requirements: tuple[str, ...] = Field(
         default=(),
         description="requirement files whose lines are taken only as wheels, each on its own "
@@ -62,7 +67,7 @@ class EnvSpec(BaseModel):
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
-_LATER_FIELDS = ("system_packages", "binary_requirements", "notes")
+_LATER_FIELDS = ("system_packages", "constraints", "binary_requirements", "notes")
 
 
 def is_manifest(path: str) -> bool:

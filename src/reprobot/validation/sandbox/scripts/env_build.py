@@ -22,6 +22,7 @@ import tarfile
 
 REPO = "/work/repo"
 ARTIFACTS = "/opt/reprobot/repo-build.tar"
+CONSTRAINTS = "/run/reprobot/constraints.txt"
 
 
 def tree_files() -> set[str]:
@@ -242,6 +243,11 @@ def main() -> None:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
     before = tree_files()
+    if job.get("constraints"):
+        # pip reads PIP_CONSTRAINT on every call, the install command's included.
+        with open(CONSTRAINTS, "w") as fh:
+            fh.write("\n".join(job["constraints"]) + "\n")
+        env["PIP_CONSTRAINT"] = CONSTRAINTS
     if job.get("system_packages") and not apt_install(list(job["system_packages"]), env):
         result["error"] = "installing the system packages failed: %s" % " ".join(job["system_packages"])
         return finish(result)
@@ -261,8 +267,9 @@ def main() -> None:
         if os.path.exists(os.path.join(REPO, req)):
             install_binary(req, job.get("conda_names", {}), env, skipped)
     relaxed: list[str] = []
-    if job.get("pip_packages") and pip(list(job["pip_packages"]), env) != 0:
-        failed = install_pins(list(job["pip_packages"]), env, relaxed)
+    pins = list(job.get("pip_packages", []))
+    if pins and pip(pins, env) != 0:
+        failed = install_pins(pins, env, relaxed)
         if failed:
             result["error"] = "installing the pinned packages failed: %s" % " ".join(failed)
             result["relaxed"] = relaxed
