@@ -26,19 +26,17 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from reprobot.bench.dataset import (
-    IdMapping,
     Instance,
     SpecTable,
     default_overlay,
     env_spec_for,
-    fails,
     load_env_specs,
     load_instances,
-    map_test_ids,
     patched_file_list,
     patched_sources,
 )
 from reprobot.bench.executor import write_run_log
+from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import ensure_base_image, image_exists

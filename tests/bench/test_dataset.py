@@ -10,13 +10,9 @@ import pytest
 from reprobot.bench.dataset import (
     DatasetError,
     SpecTable,
-    combined_outcome,
-    defined_tests,
     env_spec_for,
-    fails,
     load_env_specs,
     load_instances,
-    map_test_ids,
     merge_spec_tables,
     parse_id_list,
     parse_instance,
@@ -24,6 +20,7 @@ from reprobot.bench.dataset import (
     scm_pretend_version,
     to_env_spec,
 )
+from reprobot.bench.test_ids import combined_outcome, defined_tests, fails, map_test_ids
 from reprobot.validation.results.testrun import Outcome
 
 TEST_PATCH = """\

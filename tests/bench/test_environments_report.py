@@ -6,9 +6,10 @@ from typing import Any
 
 from reprobot.bench.environments_report import (
     environment_summary,
-    markdown,
+    images_markdown,
     not_runnable,
     repo_of,
+    runnable_markdown,
     runnable_rows,
 )
 from reprobot.validation.env.image_cache import CachedImage
@@ -63,12 +64,8 @@ def test_each_instance_that_did_not_run_has_one_cause() -> None:
 
 def test_images_the_run_used_with_their_sizes() -> None:
     images = [
-        CachedImage(
-            "reprobot/env-r:a", "a", "base", 900 * MB, 300 * MB, 0.0, "2026-11-23T22:00:00Z"
-        ),
-        CachedImage(
-            "reprobot/env-x:z", "z", "base", 900 * MB, 50 * MB, 0.0, "2026-11-23T20:00:00Z"
-        ),
+        CachedImage("reprobot/env-r:a", "a", "base", 300 * MB, 0.0, "2026-11-23T22:00:00Z"),
+        CachedImage("reprobot/env-x:z", "z", "base", 50 * MB, 0.0, "2026-11-23T20:00:00Z"),
     ]
     started = 1795468800.0  # 2026-11-23T21:20:00Z
     summary = environment_summary(RESULTS, images, started)
@@ -81,7 +78,7 @@ def test_images_the_run_used_with_their_sizes() -> None:
         "total_mb": 300,
         "built": 1,
     }
-    text = markdown(RESULTS, summary)
+    text = runnable_markdown(RESULTS) + images_markdown(summary)
     assert "| all | 4 | 1 (25%) |" in text
     assert "- `pydicom__pydicom-901`: SandboxError" in text
     assert "| `reprobot/env-r:a` | 300 | yes |" in text

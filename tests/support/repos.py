@@ -9,6 +9,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "durations"
 
+
+def pyproject(name: str, extra: str = "") -> str:
+    """A setuptools ``pyproject.toml`` for project ``name`` 1.0, with ``extra`` lines added to its
+    ``[project]`` table (or further tables after it)."""
+    return (
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f'[project]\nname = "{name}"\nversion = "1.0"\n{extra}'
+    )
+
+
 TINY_PYPROJECT = """\
 [build-system]
 requires = ["setuptools>=61"]

@@ -17,19 +17,10 @@ from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
-from tests.support.repos import commit_files, git, make_repo
+from tests.support.repos import commit_files, git, make_repo, pyproject
 
 pytestmark = pytest.mark.docker
 
-PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "speed"
-version = "1.0"
-"""
 SETUP = """\
 from setuptools import Extension, setup
 
@@ -60,7 +51,7 @@ def test_a_c_extension_is_built_and_rebuilt_when_its_source_changes(
     repo = make_repo(
         tmp_path / "speed",
         {
-            "pyproject.toml": PYPROJECT,
+            "pyproject.toml": pyproject("speed"),
             "setup.py": SETUP,
             "speed/__init__.py": "from speed._speed import add\n",
             "speed/_speed.c": C_SOURCE,

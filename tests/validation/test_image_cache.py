@@ -32,7 +32,6 @@ def image(tag: str, own_mb: int, used: float, parent: str = "base") -> CachedIma
         tag=f"reprobot/env-x:{tag}",
         image_id=tag,
         parent_id=parent,
-        size_bytes=(own_mb + 100) * MB,
         own_bytes=own_mb * MB,
         last_used=used,
         created="",

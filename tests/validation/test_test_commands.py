@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.bench.dataset import map_test_ids, pytest_test_command
+from reprobot.bench.dataset import pytest_test_command
+from reprobot.bench.test_ids import map_test_ids
 from reprobot.validation.env.test_commands import runner_family
 from tests.support.scripts import load_script
 

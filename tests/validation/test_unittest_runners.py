@@ -16,19 +16,10 @@ from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
-from tests.support.repos import make_repo
+from tests.support.repos import make_repo, pyproject
 
 pytestmark = pytest.mark.docker
 
-CALC_PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "calc"
-version = "1.0"
-"""
 CALC = "def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a / b\n"
 CALC_TESTS = """\
 import unittest
@@ -80,7 +71,7 @@ def calc(
     repo = make_repo(
         tmp_path_factory.mktemp("calc") / "calc",
         {
-            "pyproject.toml": CALC_PYPROJECT,
+            "pyproject.toml": pyproject("calc"),
             "calc/__init__.py": CALC,
             "tests/__init__.py": "",
             "tests/test_calc.py": CALC_TESTS,
@@ -178,19 +169,12 @@ class UserTests(TestCase):
         User.objects.create(username="a")
         self.assertEqual(User.objects.count(), 1)
 """
-DJANGO_PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
 
-[project]
-name = "mysite"
-version = "1.0"
-dependencies = ["django>=4.2,<6"]
 
-[tool.setuptools]
-packages = ["mysite", "polls"]
-"""
+def django_pyproject(name: str, packages: str) -> str:
+    return pyproject(
+        name, f'dependencies = ["django>=4.2,<6"]\n\n[tool.setuptools]\npackages = [{packages}]\n'
+    )
 
 
 def test_a_django_project_runs_through_manage_py(
@@ -199,7 +183,7 @@ def test_a_django_project_runs_through_manage_py(
     repo = make_repo(
         tmp_path / "mysite",
         {
-            "pyproject.toml": DJANGO_PYPROJECT,
+            "pyproject.toml": django_pyproject("mysite", '"mysite", "polls"'),
             "manage.py": MANAGE,
             "mysite/__init__.py": "",
             "mysite/settings.py": SETTINGS,
@@ -273,9 +257,7 @@ def test_a_django_style_project_runs_through_its_own_runtests(
     repo = make_repo(
         tmp_path / "framework",
         {
-            "pyproject.toml": DJANGO_PYPROJECT.replace("mysite", "framework").replace(
-                '"framework", "polls"', '"framework"'
-            ),
+            "pyproject.toml": django_pyproject("framework", '"framework"'),
             "framework/__init__.py": "",
             "framework/text.py": SLUG,
             "tests/runtests.py": RUNTESTS,

@@ -77,11 +77,11 @@ def environment_summary(
     }
 
 
-def markdown(results: Mapping[str, Mapping[str, Any]], summary: Mapping[str, Any]) -> str:
-    rows = runnable_rows(results)
+def runnable_markdown(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """The runnable instances per repository, and each other instance with its cause."""
     total = Counter[str]()
     lines = ["## Runnable instances", "", "| repository | instances | runnable |", "|---|---|---|"]
-    for repo, row in rows.items():
+    for repo, row in runnable_rows(results).items():
         total.update(row)
         lines.append(f"| {repo} | {row['instances']} | {row['runnable']} |")
     share = total["runnable"] / total["instances"] if total["instances"] else 0.0
@@ -91,8 +91,12 @@ def markdown(results: Mapping[str, Mapping[str, Any]], summary: Mapping[str, Any
         cause = not_runnable(result)
         if cause:
             lines.append(f"- `{instance_id}`: {cause}")
-    lines += [
-        "",
+    return "\n".join(lines) + "\n"
+
+
+def images_markdown(summary: Mapping[str, Any]) -> str:
+    """The environment images a run used (``environment_summary``)."""
+    lines = [
         "## Environment images",
         "",
         f"{len(summary['images'])} images, {summary['total_mb']} MB beyond the base images; "

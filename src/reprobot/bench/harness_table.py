@@ -25,8 +25,6 @@ from typing import Any
 
 from reprobot.validation.env.env_image import conda_names
 
-SpecTable = dict[str, dict[str, dict[str, Any]]]
-
 # Keys only the harness's records carry; a document whose records have them is a harness table.
 _HARNESS_KEYS = frozenset({"packages", "requirements_paths", "environment_yml_paths"})
 _CONDA_PIN = re.compile(r"^([A-Za-z0-9_.\-]+)(=+)?(.*)$")
@@ -104,8 +102,10 @@ def harness_record(
     return out
 
 
-def harness_table(document: Mapping[str, Any], pythons: Mapping[str, str]) -> SpecTable:
-    """Every record of the harness's table, converted (``harness_record``)."""
+def harness_table(
+    document: Mapping[str, Any], pythons: Mapping[str, str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every record of the harness's table, converted (``harness_record``): a spec table."""
     names = conda_names()
     return {
         str(repo): {

@@ -21,18 +21,11 @@ from typing import Any
 
 import docker
 
-from reprobot.bench.dataset import (
-    DatasetError,
-    IdMapping,
-    Instance,
-    fails,
-    map_test_ids,
-    patched_file_list,
-    patched_sources,
-)
+from reprobot.bench.dataset import DatasetError, Instance, patched_file_list, patched_sources
 from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
 from reprobot.bench.swt import prediction_files
+from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
 from reprobot.validation.results.oracles import OracleKind
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.results.verdict import is_success, transitions

@@ -33,10 +33,11 @@ from reprobot.bench.drafting import (
 )
 from reprobot.bench.environments_report import (
     environment_summary,
+    images_markdown,
     not_runnable,
+    runnable_markdown,
     runnable_rows,
 )
-from reprobot.bench.environments_report import markdown as environments_markdown
 from reprobot.bench.executor import Unit, peak_rss_mb, run_units
 from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
 from reprobot.bench.provenance import code_sha256, fingerprint, provenance, text_sha256
@@ -150,14 +151,13 @@ def _append_environments(
     summary = environment_summary(results, cached_images(ctx.client, ctx.settings), started_epoch)
     document = json.loads(paths["json"].read_text(encoding="utf-8"))
     document["environments"] = summary
-    text = environments_markdown(results, summary)
+    text = images_markdown(summary)
     if gold:
         document["runnable"] = runnable_rows(results)
         document["not_runnable"] = {
             i: cause for i, r in sorted(results.items()) if (cause := not_runnable(r))
         }
-    else:
-        text = text[text.index("## Environment images") :]
+        text = runnable_markdown(results) + "\n" + text
     paths["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
     with paths["markdown"].open("a", encoding="utf-8") as fh:
         fh.write("\n" + text)

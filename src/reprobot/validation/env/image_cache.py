@@ -9,7 +9,6 @@ container from it), nor one a container still uses, nor a layer's parent before 
 from __future__ import annotations
 
 import calendar
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ class CachedImage:
     tag: str
     image_id: str
     parent_id: str
-    size_bytes: int
     own_bytes: int  # what it adds to its parent (the base image, or the image of a layer)
     last_used: float
     created: str
@@ -43,7 +41,6 @@ def mark_used(settings: Settings, tag: str) -> None:
     path = _stamp_path(settings, tag)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
-    os.utime(path)
 
 
 def _last_used(settings: Settings, tag: str, created: float) -> float:
@@ -81,7 +78,6 @@ def cached_images(
                     tag=tag,
                     image_id=str(image.id),
                     parent_id=parent,
-                    size_bytes=size,
                     own_bytes=max(0, size - sizes.get(parent, 0)),
                     last_used=_last_used(settings, tag, created_epoch(created)),
                     created=created,
