@@ -250,6 +250,9 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
     )
     try:
         harness.serve(workers=0)
+        # The first call for the issue's comments hangs for 15 s (then fails once, which the App
+        # retries), so the job cannot finish before the kill below however fast drafting is.
+        harness.github.fail_server_error("*", r"/issues/9/comments$", delay_s=15)
         first = harness.worker()
         assert (
             harness.deliver("issues", harness.open_issue(9, ISSUE_TITLE, ISSUE_BODY)).status_code
