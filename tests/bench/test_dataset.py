@@ -161,6 +161,20 @@ def test_overlay_extends_lists_and_adds_records(tmp_path: Path) -> None:
         env_spec_for(table, "o/r", "9.9")
 
 
+def test_replace_pins_swaps_the_harness_pin_of_the_same_project() -> None:
+    record = {
+        "python": "3.9",
+        "pip_packages": ["hypothesis==3.44.2", "Py_Yaml==3.12", "numpy==1.16.0"],
+        "replace_pins": ["hypothesis>=4,<5", "py-yaml>=5"],
+    }
+    spec = to_env_spec(record, "1.3")
+    assert spec.pip_packages == ("hypothesis>=4,<5", "py-yaml>=5", "numpy==1.16.0")
+    with pytest.raises(DatasetError, match="does not pin"):
+        to_env_spec({**record, "replace_pins": ["pytest<4"]}, "1.3")
+    with pytest.raises(DatasetError, match="not a requirement"):
+        to_env_spec({**record, "replace_pins": ["hypothesis=>4"]}, "1.3")
+
+
 def test_defined_tests_lists_functions_and_methods() -> None:
     source = "def test_a():\n    pass\n\nclass TestB:\n    def test_c(self):\n        pass\n"
     assert defined_tests(source) == ["test_a", "TestB::test_c"]

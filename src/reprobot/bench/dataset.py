@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from reprobot.bench.harness_table import harness_table, is_harness_document
 from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
 from reprobot.validation.env.test_commands import runner_family
@@ -217,6 +220,29 @@ def scm_pretend_version(version: str) -> str:
     return version if len(parts) >= 3 else ".".join([*parts, *["0"] * (3 - len(parts))])
 
 
+def replace_pins(packages: list[str], replacements: list[str]) -> list[str]:
+    """``packages`` with each requirement of the same project as a replacement swapped for it.
+
+    The harness pins the releases of its own Python; some of them do not run on the sandbox
+    Python that stands in for it, and a constraint cannot undo a pin (pip refuses the pair), so
+    the overlay names the requirement to use instead. A replacement whose project the harness
+    does not pin is an error: it would silently do nothing."""
+    if not replacements:
+        return packages
+    by_name = {_project(r): r for r in replacements}
+    unused = set(by_name) - {_project(p) for p in packages}
+    if unused:
+        raise DatasetError(f"replace_pins names projects the spec does not pin: {sorted(unused)}")
+    return [by_name.get(_project(p), p) for p in packages]
+
+
+def _project(requirement: str) -> str:
+    try:
+        return canonicalize_name(Requirement(requirement).name)
+    except InvalidRequirement as exc:
+        raise DatasetError(f"not a requirement: {requirement!r}") from exc
+
+
 def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
     """The ``EnvSpec`` of one environment record of ``version``.
 
@@ -228,7 +254,10 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
         raise DatasetError(
             f"Python {python} is not a sandbox Python ({', '.join(SUPPORTED_PYTHONS)})"
         )
-    packages = [str(p) for p in record.get("pip_packages", []) or []]
+    packages = replace_pins(
+        [str(p) for p in record.get("pip_packages", []) or []],
+        [str(p) for p in record.get("replace_pins", []) or []],
+    )
     constraints = [str(c) for c in record.get("constraints", []) or []]
     env = {"SETUPTOOLS_SCM_PRETEND_VERSION": scm_pretend_version(version)}
     env.update({str(k): str(v) for k, v in (record.get("env") or {}).items()})
