@@ -20,8 +20,8 @@ from reprobot.bench.pod import (
     graded_ids,
     judge,
     load_candidates,
+    predicted_plan,
 )
-from reprobot.bench.pod import tests_plan as make_tests_plan  # not a test: keep pytest off it
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.source.patch import Patch
 from tests.support.repos import commit_files, git, make_repo
@@ -157,7 +157,7 @@ diff --git a/README.md b/README.md
 
 
 def test_tests_plan_selects_the_test_modules_of_the_diff() -> None:
-    plan = make_tests_plan(PLAN_DIFF)
+    plan = predicted_plan(PLAN_DIFF)
     # conftest.py, a non-test module outside test folders and a non-Python file are left out;
     # a module in a test folder (testing/) counts.
     assert plan.selection == ("pkg/tests/test_widgets.py", "testing/helpers.py")
@@ -175,12 +175,12 @@ new file mode 100644
 @@ -0,0 +1 @@
 +assert False
 """
-    assert make_tests_plan(diff).selection == ("repro.py",)
-    assert make_tests_plan("not a diff").selection == ()
+    assert predicted_plan(diff).selection == ("repro.py",)
+    assert predicted_plan("not a diff").selection == ()
 
 
 def test_plan_outcomes() -> None:
-    plan = make_tests_plan(PLAN_DIFF)
+    plan = predicted_plan(PLAN_DIFF)
     run = TestRun(
         outcomes={"a.py::t": Outcome.FAILED, "a.py": Outcome.ERROR, "b.py::u": Outcome.PASSED}
     )
@@ -278,6 +278,35 @@ def test_judge_never_calls_correct_on_weak_oracles_alone() -> None:
     assert not weak.correct and "only check a wrong value is gone" in weak.reason
     assert judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "expected"}).correct
     assert judge(before, after, None, APPLIED, {"t::a": "weak"}).correct  # b: unknown
+
+
+def test_judge_rejects_a_candidate_that_breaks_a_guard_test() -> None:
+    before, after = {"t::a": "failed"}, {"t::a": "passed"}
+    guard_r = {"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"}
+    kept = {**APPLIED, "guard_after": {"g.py::x": "passed", "g.py::y": "failed"}}
+    assert judge(before, after, None, kept, None, guard_r) == Call(
+        True, "verified", {"t::a": "F->P"}
+    )
+    broke = {**APPLIED, "guard_after": {"g.py::x": "failed", "g.py::z": "error"}}
+    assert judge(before, after, None, broke, None, guard_r) == Call(
+        False,
+        "2 existing test(s) that pass on R fail with it: g.py::x, g.py::z",
+        {"t::a": "F->P", "g.py::x": "P->F", "g.py::z": "P->E"},
+    )
+    # Without the guard's run on R (it could not run), the candidate is judged without it.
+    assert judge(before, after, None, broke).correct
+
+
+def test_predicted_plan_guards_with_the_test_modules_of_the_candidates_files() -> None:
+    files = ["pkg/widgets.py", "pkg/tests/test_widgets.py", "pkg/gears.py", "tests/test_gears.py"]
+    candidates = [
+        "--- a/pkg/gears.py\n+++ b/pkg/gears.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "--- a/pkg/gears.py\n+++ b/pkg/gears.py\n@@ -1 +1 @@\n-a\n+c\n",
+    ]
+    plan = predicted_plan(PLAN_DIFF, files, candidates)
+    # pkg/tests/test_widgets.py is the predicted tests' own module, not a guard.
+    assert plan.guard == ("tests/test_gears.py",)
+    assert predicted_plan(PLAN_DIFF).guard == ()
 
 
 def test_judge_names_the_failing_graded_tests() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from reprobot.bot.render.verdict import render_verdict
 from reprobot.cli.main import main
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import reproduce
@@ -54,6 +55,10 @@ RIGHT = _fix(
 # Wrong fixes: the lower middle value, and the old value as a float.
 LOWER = _fix("    return ordered[(len(ordered) - 1) // 2]")
 AS_FLOAT = _fix("    return float(ordered[len(ordered) // 2])")
+# Right for even lengths, wrong for odd ones: the issue's test passes, the project's own fails.
+EVEN_ONLY = _fix(
+    "    middle = len(ordered) // 2\n    return (ordered[middle - 1] + ordered[middle]) / 2"
+)
 
 SESSION = """
 ```python
@@ -204,3 +209,35 @@ def test_patch_aware_drafting_keeps_only_tests_the_fix_turns_green(
     assert reasons == ["fails on R for the issue's reason, but still fails with the fix"]
     tests = Patch(lower.test_patch, name="tests.diff")
     assert verify(docker_client, stats_env, base, tests, fix=LOWER).status == "weak"
+
+
+def test_a_fix_that_breaks_the_projects_own_tests_of_the_changed_file_is_not_verified(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    result = reproduce(
+        read_issue(PHRASINGS["expected-alone"]), base, stats_env, settings, client=docker_client
+    )
+    assert result.reproduced
+    tests = Patch(result.test_patch, name="tests.diff")
+
+    # The reproducing test alone accepts the even-only fix ...
+    alone = verify(docker_client, stats_env, base, tests, fix=EVEN_ONLY, guard=False)
+    assert alone.status == "verified" and alone.guard_modules == ()
+    # ... the project's tests of stats/__init__.py, run before and after it, do not.
+    guarded = verify(docker_client, stats_env, base, tests, fix=EVEN_ONLY)
+    assert guarded.status == "not_verified" and guarded.success is False
+    assert guarded.guard_modules == ("tests/test_stats.py",)
+    assert guarded.transitions["tests/test_stats.py::test_odd"].kind == "P->F"
+    assert any(t.fail_to_pass for t in guarded.transitions.values())
+    assert "1 existing test(s) of tests/test_stats.py pass before this change and fail with it" in (
+        guarded.reasons
+    )
+    assert render_verdict(guarded).startswith("### ❌ Not verified: 1 test fails with this change")
+    # The right fix keeps them passing and stays verified.
+    right = verify(docker_client, stats_env, base, tests, fix=RIGHT)
+    assert right.status == "verified" and right.guard_modules == ("tests/test_stats.py",)
+    assert "tests/test_stats.py::test_odd" not in right.transitions

@@ -6,6 +6,7 @@ from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
 from reprobot.validation.results.verdict import (
     ChangedLines,
     as_applied,
+    broken_tests,
     change_coverage,
     changed_lines,
     executable_lines,
@@ -13,7 +14,7 @@ from reprobot.validation.results.verdict import (
     transitions,
 )
 from reprobot.validation.source.patch import Patch
-from reprobot.validation.verify import grade
+from reprobot.validation.verify import GuardRuns, grade
 
 P, F, E, S, M = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED, Outcome.MISSING
 
@@ -181,3 +182,36 @@ def test_changed_lines_are_located_where_the_patch_applied() -> None:
     assert (cc.covered, cc.executable) == (0, 2)
     # An added file has no old text: its header numbers stand.
     assert as_applied(headed, None, new) == headed
+
+
+def test_broken_tests_are_those_passing_before_and_failing_after() -> None:
+    before = {"m.py::ok": P, "m.py::broke": P, "m.py::erred": P, "m.py::old": F, "m.py::gone": P}
+    after = {"m.py::ok": P, "m.py::broke": F, "m.py::erred": E, "m.py::old": F, "m.py": E}
+    # Failing on both sides says nothing of the fix; removed by it is not broken by it.
+    assert {k: t.kind for k, t in broken_tests(before, after).items()} == {
+        "m.py::broke": "P->F",
+        "m.py::erred": "P->E",
+    }
+
+
+def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> None:
+    fix = Patch(DIFF)
+    repro = (_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "base", None)
+    kept = GuardRuns(("g.py",), _run({"g.py::x": P, "g.py::y": F}), _run({"g.py::x": P}))
+    assert grade(*repro, guard=kept).status == "verified"
+    assert grade(*repro, guard=kept).guard_modules == ("g.py",)
+    broke = GuardRuns(("g.py",), _run({"g.py::x": P}), _run({"g.py::x": F}))
+    verdict = grade(*repro, guard=broke)
+    assert (verdict.status, verdict.success) == ("not_verified", False)
+    assert verdict.to_json()["transitions"] == {"g.py::x": "P->F", "t::a": "F->P"}
+    assert verdict.reasons == (
+        "1 existing test(s) of g.py pass before this change and fail with it",
+    )
+    # A guard that cannot run says so and leaves the verdict to the reproducing tests.
+    died = GuardRuns(("g.py",), _run({"g.py::x": P}), _run({}, error="limits hit"))
+    unrun = grade(*repro, guard=died)
+    assert unrun.status == "verified"
+    assert unrun.reasons == ("the existing tests of g.py could not be run: after it: limits hit",)
+    # A fix that is already not verified is not judged again by the guard.
+    failing = (_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "base", None)
+    assert grade(*failing, guard=broke).reasons == ()

@@ -4,7 +4,10 @@ For each instance, a test plan says which tests judge its candidates: the golden
 instance's FAIL_TO_PASS and PASS_TO_PASS ids) or a predicted test patch (every test of its
 modules, as the App would run them). The tests run once on R (the reference run), and once on R
 with each candidate; a candidate is called correct when the tests verify it: at least one test
-goes from failing to passing and none fails with the candidate.
+goes from failing to passing and none fails with the candidate. With a predicted test patch,
+the project's existing tests of the files the candidates change (``companion_tests``) also run
+on R and, for a candidate the predicted tests accept, with it: one that passes on R and fails
+with the candidate makes the call "incorrect", as in the App's verdicts.
 
 With the golden tests, an id whose outcome in the sandbox differs from what the dataset records
 for the golden fix (it does not fail on R, or does not pass on R∘X*) cannot tell a good fix from a
@@ -14,7 +17,7 @@ bad one here, so a third run (R∘X*) calibrates the plan and such ids are left 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +31,10 @@ from reprobot.bench.swt import prediction_files
 from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
 from reprobot.validation.results.oracles import OracleKind
 from reprobot.validation.results.testrun import Outcome, TestRun
-from reprobot.validation.results.verdict import is_success, transitions
+from reprobot.validation.results.verdict import broken_tests, is_success, transitions
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import read_oracles
 
@@ -98,6 +102,8 @@ class TestPlan:
     # Instance ids (golden tests) graded through ``mapping``; None: every test the runs report.
     mapping: IdMapping | None = None
     expected: Mapping[str, str] | None = None
+    # Existing test modules run as a guard, apart from ``selection`` (predicted tests only).
+    guard: tuple[str, ...] = ()
 
     def outcomes(self, run: TestRun) -> dict[str, str]:
         """The run's outcome of every graded id (instance ids, or node ids)."""
@@ -121,10 +127,20 @@ def gold_plan(instance: Instance, prepared: Prepared) -> TestPlan:
     return TestPlan(tests, tuple(mapping.selection), mapping, expected)
 
 
-def tests_plan(patch_text: str) -> TestPlan:
-    """Every test of the modules a predicted test patch touches."""
+def predicted_plan(
+    patch_text: str, files: Iterable[str] = (), candidate_patches: Sequence[str] = ()
+) -> TestPlan:
+    """Every test of the modules a predicted test patch touches, guarded by the existing test
+    modules (among the tree's ``files``) of every file the instance's candidates change: one
+    reference run serves them all, and a test that passes on R and fails with a candidate is
+    broken by it, whichever changed file it is named for."""
     tests = Patch(patch_text, name="tests.diff")
-    return TestPlan(tests, tuple(prediction_files(tests)))
+    own = set(prediction_files(tests))
+    changed: dict[str, None] = {}
+    for text in candidate_patches:
+        changed.update(dict.fromkeys(Patch(text, name="candidate.diff").files))
+    guard = companion_test_modules(changed, [f for f in files if f not in own])
+    return TestPlan(tests, tuple(prediction_files(tests)), guard=guard)
 
 
 def reference(
@@ -153,6 +169,13 @@ def reference(
         result["oracles"] = {
             k: o.kind.value for k, o in read_oracles(prepared.base, plan.tests).items()
         }
+    if plan.guard:
+        guard = run_tests(client, prepared.env, prepared.base, [], plan.guard, limits=limits)
+        write_run_log(log_dir / "R-guard.log", guard)
+        result["runs"]["R-guard"] = run_summary(guard)
+        result["guard"] = list(plan.guard)
+        # A guard that cannot run on R guards nothing; the candidates are judged without it.
+        result["guard_before"] = {} if guard.error else plan.outcomes(guard)
     if plan.mapping is not None and plan.expected is not None:
         golden = run_tests(
             client,
@@ -196,15 +219,17 @@ def evaluate_candidate(
     prepared: Prepared,
     limits: RunLimits,
     log_dir: Path,
+    reference_result: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the plan's tests on R with the candidate (the candidate first, as the harness does)."""
+    """Run the plan's tests on R with the candidate (the candidate first, as the harness does);
+    when they accept it, the plan's guard modules too (``reference_result`` holds R's runs)."""
     fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
     run = run_tests(
         client, prepared.env, prepared.base, [fix, plan.tests], plan.selection, limits=limits
     )
     write_run_log(log_dir / f"{candidate.key}.log", run)
     applied = {p.name: p.applied for p in run.patches}
-    return {
+    result = {
         "instance_id": candidate.instance_id,
         "system": candidate.system,
         "resolved": candidate.resolved,
@@ -213,6 +238,14 @@ def evaluate_candidate(
         "after": plan.outcomes(run) if run.patches_applied else {},
         "run": run_summary(run),
     }
+    ref = reference_result or {}
+    accepted = judge(ref.get("before", {}), plan.outcomes(run), None, result).correct
+    if ref.get("guard_before") and run.patches_applied and accepted:
+        guard = run_tests(client, prepared.env, prepared.base, [fix], plan.guard, limits=limits)
+        write_run_log(log_dir / f"{candidate.key}-guard.log", guard)
+        result["guard_run"] = run_summary(guard)
+        result["guard_after"] = {} if guard.error else plan.outcomes(guard)
+    return result
 
 
 @dataclass(frozen=True)
@@ -230,9 +263,12 @@ def judge(
     graded: Sequence[str] | None,
     result: Mapping[str, Any],
     oracles: Mapping[str, str] | None = None,
+    guard_before: Mapping[str, str] | None = None,
 ) -> Call:
     """Verified (called correct) when at least one graded test goes F->P and none fails after,
-    and (with ``oracles``, test id to oracle kind) not every F->P test has a weak oracle."""
+    (with ``oracles``, test id to oracle kind) not every F->P test has a weak oracle, and (with
+    ``guard_before``, the guard's outcomes on R) no guard test that passes on R fails in the
+    candidate's guard run (``result["guard_after"]``)."""
     if not result.get("candidate_applied"):
         return Call(False, "the candidate does not apply", {})
     if not result.get("tests_applied"):
@@ -251,6 +287,17 @@ def judge(
         known = oracles or {}
         if all(known.get(k) == OracleKind.WEAK.value for k in fixed):
             return Call(False, "the tests that go F->P only check a wrong value is gone", kinds)
+        broken = broken_tests(
+            {k: Outcome(v) for k, v in (guard_before or {}).items()},
+            {k: Outcome(v) for k, v in (result.get("guard_after") or {}).items()},
+        )
+        if broken:
+            names = ", ".join(list(broken)[:3])
+            return Call(
+                False,
+                f"{len(broken)} existing test(s) that pass on R fail with it: {names}",
+                {**kinds, **{k: t.kind for k, t in broken.items()}},
+            )
         return Call(True, "verified", kinds)
     failing = sorted(k for k, t in graded_transitions.items() if t.fails_after)
     if failing:

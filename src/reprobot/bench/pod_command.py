@@ -28,8 +28,8 @@ from reprobot.bench.pod import (
     evaluate_candidate,
     gold_plan,
     load_candidates,
+    predicted_plan,
     reference,
-    tests_plan,
 )
 from reprobot.bench.predictions import GOLD, load_predictions
 from reprobot.bench.provenance import code_sha256, fingerprint, provenance, text_sha256
@@ -74,7 +74,11 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             if tests_path is None:
                 plans[instance_id] = gold_plan(instance, prepared[instance_id])
             else:
-                plans[instance_id] = tests_plan(predicted[instance_id].patch)
+                plans[instance_id] = predicted_plan(
+                    predicted[instance_id].patch,
+                    prepared[instance_id].base.list_files(),
+                    [c.patch for c in candidates if c.instance_id == instance_id],
+                )
         return prepared[instance_id], plans[instance_id]
 
     test_source = "gold" if tests_path is None else text_sha256(tests_path.read_text())
@@ -122,7 +126,13 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
         candidate = by_key[unit.key]
         prep, plan = setup(candidate.instance_id)
         return evaluate_candidate(
-            ctx.client, candidate, plan, prep, ctx.limits, ctx.store.log_dir(candidate.instance_id)
+            ctx.client,
+            candidate,
+            plan,
+            prep,
+            ctx.limits,
+            ctx.store.log_dir(candidate.instance_id),
+            refs[f"reference--{candidate.instance_id}"],
         )
 
     results = run_units(cand_units, cand_work, ctx.store, ctx.workers, ctx.console, "candidates")

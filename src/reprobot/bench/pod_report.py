@@ -80,7 +80,12 @@ def build(
             )
             continue
         call = judge(
-            ref["before"], result["after"], graded_ids(ref, gold), result, ref.get("oracles")
+            ref["before"],
+            result["after"],
+            graded_ids(ref, gold),
+            result,
+            ref.get("oracles"),
+            ref.get("guard_before"),
         )
         calls.append(
             CandidateCall(

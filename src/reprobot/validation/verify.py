@@ -16,6 +16,7 @@ from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
     Transition,
+    broken_tests,
     change_coverage,
     changed_lines,
     is_success,
@@ -23,6 +24,7 @@ from reprobot.validation.results.verdict import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -51,6 +53,9 @@ class Verdict:
     harness_changes: tuple[str, ...] = ()
     # What each graded test checks, when its source could be read.
     oracles: Mapping[str, Oracle] = field(default_factory=dict)
+    # The project's existing test modules for the files the fix changes, run before and after it;
+    # those that broke are among ``transitions`` (P->F, P->E).
+    guard_modules: tuple[str, ...] = ()
 
     def oracle(self, test_id: str) -> Oracle | None:
         return oracle_of(test_id, self.oracles)
@@ -72,6 +77,7 @@ class Verdict:
             "counts": self.counts(),
             "reasons": list(self.reasons),
             "harness_changes": list(self.harness_changes),
+            "guard_modules": list(self.guard_modules),
             "oracles": {
                 k: o.to_json()
                 for k in sorted(self.transitions)
@@ -102,6 +108,16 @@ def _problems(run: TestRun, side: str) -> list[str]:
     return problems
 
 
+@dataclass(frozen=True)
+class GuardRuns:
+    """The project's existing tests of the changed files (``modules``), run without the
+    reproducing tests before and after the fix."""
+
+    modules: tuple[str, ...]
+    before: TestRun
+    after: TestRun
+
+
 def grade(
     before: TestRun,
     after: TestRun,
@@ -113,9 +129,12 @@ def grade(
     test_ids: Sequence[str] | None = None,
     harness: Sequence[str] = (),
     oracles: Mapping[str, Oracle] | None = None,
+    guard: GuardRuns | None = None,
 ) -> Verdict:
     """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
-    what it checks), a success whose fail-to-pass tests all have weak oracles is "weak"."""
+    what it checks), a success whose fail-to-pass tests all have weak oracles is "weak"; with
+    ``guard``, an existing test that passes before the fix and fails with it makes a success
+    "not_verified", whatever the reproducing tests say."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
     # A module that failed to collect on one side only shows up as its file id; keep test ids.
     if test_ids is None:
@@ -141,6 +160,22 @@ def grade(
         )
     else:
         status = "verified"
+    if guard is not None and status in ("verified", "weak"):
+        named = ", ".join(guard.modules)
+        trouble = _problems(guard.before, "before the fix") + _problems(guard.after, "after it")
+        if not trouble and not guard.after.patches_applied:
+            trouble = ["the fix does not apply"]
+        broken = broken_tests(guard.before.outcomes, guard.after.outcomes)
+        if trouble:
+            # Says nothing either way: the reproducing tests' verdict stands, with the reason.
+            reasons.append(f"the existing tests of {named} could not be run: {trouble[0]}")
+        elif broken:
+            graded = {**graded, **broken}
+            status = "not_verified"
+            reasons.append(
+                f"{len(broken)} existing test(s) of {named} pass before this change and fail "
+                "with it"
+            )
     return Verdict(
         status=status,
         success=success and status == "verified",
@@ -154,6 +189,7 @@ def grade(
         reasons=tuple(reasons),
         harness_changes=tuple(harness),
         oracles=dict(oracles or {}),
+        guard_modules=guard.modules if guard is not None else (),
     )
 
 
@@ -172,10 +208,15 @@ def verify(
     test_ids: Sequence[str] | None = None,
     limits: RunLimits | None = None,
     progress: Progress = SILENT,
+    guard: bool = True,
 ) -> Verdict:
     """Run ``tests`` on ``base`` (R) and on the fixed tree (R with ``fix``, or ``head``), with
     coverage, and grade the transitions of ``test_ids`` (default: every test the patch's test
-    modules hold); ``progress`` hears of each sandbox run."""
+    modules hold); ``progress`` hears of each sandbox run.
+
+    With ``guard``, a fix the reproducing tests accept also has the project's existing tests of
+    the files it changes run before and after it (``companion_tests``): a fix that makes the
+    reported failure go away by breaking what those tests check is not verified."""
     if (fix is None) == (head is None):
         raise ValueError("verify needs exactly one of fix and head")
     selection = list(test_ids) if test_ids else test_modules(tests)
@@ -204,18 +245,23 @@ def verify(
     harness = harness_changes(
         fix.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
     )
-    return grade(
-        before,
-        after,
-        fix,
-        old_sources,
-        new_sources,
-        base.sha,
-        head.sha if head else None,
-        test_ids,
-        harness,
-        read_oracles(base, tests),
-    )
+    args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
+    oracles = read_oracles(base, tests)
+    verdict = grade(*args, test_ids, harness, oracles)
+    if not guard or verdict.status not in ("verified", "weak"):
+        return verdict
+    own = set(test_modules(tests))
+    modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
+    if not modules:
+        return verdict
+    guard_before = run_tests(client, env, base, [], modules, limits=limits)
+    _told(progress, "of the existing tests before the fix", guard_before)
+    if head is not None:
+        guard_after = run_tests(client, env, head, [], modules, limits=limits)
+    else:
+        guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
+    _told(progress, "of the existing tests after the fix", guard_after)
+    return grade(*args, test_ids, harness, oracles, GuardRuns(modules, guard_before, guard_after))
 
 
 def read_oracles(base: RepoSnapshot, tests: Patch) -> dict[str, Oracle]:

@@ -275,7 +275,16 @@ def _own_tests(
     code_patch = change.without_files(sorted(tests))
     if not code_patch.files:
         return OwnTests(tuple(sorted(tests)), None)
+    # Only whether the pull request brings a reproducing test: its own tests are the subject
+    # here, so the project's other tests are not run as a guard a second time.
     verdict = verify(
-        client, env, base, test_patch, fix=code_patch, limits=limits, progress=progress
+        client,
+        env,
+        base,
+        test_patch,
+        fix=code_patch,
+        limits=limits,
+        progress=progress,
+        guard=False,
     )
     return OwnTests(tuple(sorted(tests)), verdict)

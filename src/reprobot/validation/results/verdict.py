@@ -67,6 +67,22 @@ def is_success(graded: Mapping[str, Transition]) -> bool:
     return any(t.fail_to_pass for t in values) and not any(t.fails_after for t in values)
 
 
+def broken_tests(
+    before: Mapping[str, Outcome], after: Mapping[str, Outcome]
+) -> dict[str, Transition]:
+    """Tests that pass before the fix and fail or error with it (P->F, P->E).
+
+    For a project's existing tests run as a guard: a test failing on both sides says nothing of
+    the fix, and one missing after it was removed or renamed by the fix, not broken."""
+    return {
+        t: Transition(t, Outcome.PASSED, after[t])
+        for t in sorted(before)
+        if "::" in t
+        and before[t] is Outcome.PASSED
+        and after.get(t) in (Outcome.FAILED, Outcome.ERROR)
+    }
+
+
 @dataclass(frozen=True)
 class ChangedLines:
     """Lines a patch removes (numbered in the old file) and adds (numbered in the new file)."""
