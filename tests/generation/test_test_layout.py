@@ -10,6 +10,7 @@ from reprobot.generation.repo.test_layout import (
     is_test_file,
     issue_modules,
     new_test_path,
+    pytest_list_setting,
     python_files_setting,
     related_test_files,
     words,
@@ -112,6 +113,34 @@ def test_detect_layout_with_custom_patterns() -> None:
     layout = detect_layout(["geo/__init__.py", "t/check_geo.py", "t/test_old.py"], ("check_*.py",))
     assert layout.test_files == ("t/check_geo.py",)
     assert "t.test_old" not in layout.modules  # t/ is no package
+
+
+def test_detect_layout_leaves_out_what_pytest_does_not_collect() -> None:
+    files = [
+        "astropy/__init__.py",
+        "astropy/cosmology/tests/test_core.py",
+        # A fixture package kept inside a test folder: data, not the project's tests.
+        "astropy/cosmology/tests/mypackage/io/tests/test_io.py",
+        "sympy/testing/tests/test_pytest.py",
+        "testing/test_main.py",
+        "testing/example_scripts/issue_519.py",
+        "testing/example_scripts/acceptance/test_fixture_mock_integration.py",
+        "testing/python/test_collect.py",
+    ]
+    layout = detect_layout(files, norecurse=("testing/example_scripts", "*.egg"))
+    assert layout.test_files == (
+        "astropy/cosmology/tests/test_core.py",
+        "sympy/testing/tests/test_pytest.py",
+        "testing/python/test_collect.py",
+        "testing/test_main.py",
+    )
+    assert "testing/example_scripts/acceptance/test_fixture_mock_integration.py" in (
+        detect_layout(files).test_files
+    )
+    assert detect_layout(files, norecurse=("python",)).test_files[-1] == "testing/test_main.py"
+    config = {"tox.ini": "[pytest]\nnorecursedirs = testing/example_scripts .git\n"}
+    assert pytest_list_setting(config, "norecursedirs") == ("testing/example_scripts", ".git")
+    assert pytest_list_setting(config, "testpaths") == ()
 
 
 # --- python_files_setting ------------------------------------------------------------------------

@@ -28,6 +28,11 @@ from reprobot.generation.drafter.test_writer import (
         ("", "issue"),
         ("Ünïcode — only", "n_code_only"),
         ("one two three four five six seven eight", "one_two_three_four_five_six"),
+        (
+            "Modeling's `separability_matrix` doesn't nest",
+            "modeling_separability_matrix_doesn_nest",
+        ),
+        ("The writer’s header rows", "writer_header_rows"),
     ],
 )
 def test_slug(title: str, expected: str) -> None:

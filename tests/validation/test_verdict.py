@@ -196,12 +196,16 @@ def test_broken_tests_are_those_passing_before_and_failing_after() -> None:
 
 def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> None:
     fix = Patch(DIFF)
-    repro = (_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "base", None)
     kept = GuardRuns(("g.py",), _run({"g.py::x": P, "g.py::y": F}), _run({"g.py::x": P}))
-    assert grade(*repro, guard=kept).status == "verified"
-    assert grade(*repro, guard=kept).guard_modules == ("g.py",)
+    assert (
+        grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=kept).status
+        == "verified"
+    )
+    assert grade(
+        _run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=kept
+    ).guard_modules == ("g.py",)
     broke = GuardRuns(("g.py",), _run({"g.py::x": P}), _run({"g.py::x": F}))
-    verdict = grade(*repro, guard=broke)
+    verdict = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=broke)
     assert (verdict.status, verdict.success) == ("not_verified", False)
     assert verdict.to_json()["transitions"] == {"g.py::x": "P->F", "t::a": "F->P"}
     assert verdict.reasons == (
@@ -209,9 +213,11 @@ def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> Non
     )
     # A guard that cannot run says so and leaves the verdict to the reproducing tests.
     died = GuardRuns(("g.py",), _run({"g.py::x": P}), _run({}, error="limits hit"))
-    unrun = grade(*repro, guard=died)
+    unrun = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=died)
     assert unrun.status == "verified"
     assert unrun.reasons == ("the existing tests of g.py could not be run: after it: limits hit",)
     # A fix that is already not verified is not judged again by the guard.
-    failing = (_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "base", None)
-    assert grade(*failing, guard=broke).reasons == ()
+    assert (
+        grade(_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "b", None, guard=broke).reasons
+        == ()
+    )

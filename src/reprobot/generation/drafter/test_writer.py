@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _MAX_SLUG_WORDS = 6
+_CLITIC = re.compile(r"(?<=[a-z])['’][a-z]{1,2}\b")
 # NumPy's repr of an array: array([1, 2]) or array([1., 2.]) (dtype and all).
 _ARRAY = re.compile(r"(?:np\.|numpy\.)?array\((\[.*\])(?:,\s*dtype=[\w.]+)?\)", re.S)
 _STOP = frozenset(
@@ -25,7 +26,8 @@ _STOP = frozenset(
 def slug(title: str) -> str:
     """A short identifier from an issue title (``Matrix.col_insert() is wrong`` gives
     ``matrix_col_insert``)."""
-    words = [w for w in _SLUG_WORD.findall(title.lower()) if w not in _STOP]
+    # "Modeling's" and "doesn't" are one word each, not "modeling", "s".
+    words = [w for w in _SLUG_WORD.findall(_CLITIC.sub("", title.lower())) if w not in _STOP]
     # Numbers in a title are mostly an example's data ("median([7, 8, 9, 10]) is 9").
     words = [w for w in words if not w.isdigit()] or words
     text = "_".join(words[:_MAX_SLUG_WORDS])[:60].strip("_")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import itertools
 import re
 import tomllib
 from collections import Counter
@@ -25,6 +26,7 @@ _SKIP_DIRS = frozenset(
 _WORD = re.compile(r"[a-z][a-z0-9]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 _NOT_MODULES = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py"})
 
 
@@ -64,39 +66,45 @@ def is_test_file(path: str, patterns: Sequence[str] = DEFAULT_PYTHON_FILES) -> b
 def python_files_setting(manifests: Mapping[str, str]) -> tuple[str, ...]:
     """The ``python_files`` patterns of the project's pytest configuration (in pytest's order of
     precedence), or the defaults."""
+    return pytest_list_setting(manifests, "python_files") or DEFAULT_PYTHON_FILES
+
+
+def pytest_list_setting(manifests: Mapping[str, str], key: str) -> tuple[str, ...]:
+    """A list option (``python_files``, ``norecursedirs``) of the project's pytest
+    configuration, from the first configuration file that sets it; empty when none does."""
     for name in CONFIG_FILES:
         text = manifests.get(name)
         if not text:
             continue
         if name == "pyproject.toml":
-            value: object = _toml_python_files(text)
+            value: object = _toml_option(text, key)
         else:
-            value = _ini_python_files(text, _INI_SECTIONS[name])
+            value = _ini_option(text, _INI_SECTIONS[name], key)
         if isinstance(value, str):
             value = value.split()
         if isinstance(value, list) and (patterns := tuple(str(v) for v in value if v)):
             return patterns
-    return DEFAULT_PYTHON_FILES
+    return ()
 
 
-def _toml_python_files(text: str) -> object:
+def _toml_option(text: str, key: str) -> object:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return None
     options = data.get("tool", {}).get("pytest", {}).get("ini_options", {})
-    return options.get("python_files") if isinstance(options, dict) else None
+    return options.get(key) if isinstance(options, dict) else None
 
 
-def _ini_python_files(text: str, sections: tuple[str, ...]) -> str | None:
+def _ini_option(text: str, sections: tuple[str, ...], key: str) -> str | None:
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text)
     except configparser.Error:
         return None
     for section in sections:
-        if parser.has_option(section, "python_files"):
-            return parser.get(section, "python_files")
+        if parser.has_option(section, key):
+            return parser.get(section, key)
     return None
 
 
@@ -113,6 +121,22 @@ def _skipped(path: str) -> bool:
     return any(part.startswith(".") or part.lower() in _SKIP_DIRS for part in parts)
 
 
+def _not_collected(path: str, norecurse: Sequence[str]) -> bool:
+    """A test file pytest's own collection never reaches: below a folder ``norecursedirs``
+    names, or inside a package that a test folder holds as data (``pkg/tests/sample/tests/``:
+    a fixture project, not the project's tests; ``sympy/testing/tests/`` is a test folder)."""
+    folder = PurePosixPath(path).parent
+    for raw in norecurse:
+        pattern = raw.rstrip("/")
+        if "/" in pattern:
+            if any(fnmatch.fnmatchcase(str(p), pattern) for p in (folder, *folder.parents)):
+                return True
+        elif any(fnmatch.fnmatchcase(part, pattern) for part in folder.parts):
+            return True
+    marks = [k for k, part in enumerate(folder.parts) if part in _TEST_FOLDERS]
+    return any(later - earlier > 1 for earlier, later in itertools.pairwise(marks))
+
+
 def _module_name(path: str, roots: Iterable[str]) -> str | None:
     for root in roots:
         prefix = f"{root}/" if root else ""
@@ -127,11 +151,16 @@ def _module_name(path: str, roots: Iterable[str]) -> str | None:
 
 
 def detect_layout(
-    files: Iterable[str], patterns: Sequence[str] = DEFAULT_PYTHON_FILES
+    files: Iterable[str],
+    patterns: Sequence[str] = DEFAULT_PYTHON_FILES,
+    norecurse: Sequence[str] = (),
 ) -> TestLayout:
-    """The layout of a tree given its file list and ``python_files`` patterns (pure)."""
+    """The layout of a tree given its file list, ``python_files`` patterns and
+    ``norecursedirs`` (pure)."""
     files = [f for f in files if not _skipped(f)]
-    tests = sorted(f for f in files if is_test_file(f, patterns))
+    tests = sorted(
+        f for f in files if is_test_file(f, patterns) and not _not_collected(f, norecurse)
+    )
     dirs = Counter(str(PurePosixPath(t).parent) for t in tests)
     test_dirs = tuple(
         d if d != "." else "" for d, _ in sorted(dirs.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -169,8 +198,10 @@ def read_texts(snapshot: RepoSnapshot, names: Iterable[str]) -> dict[str, str]:
 
 
 def layout_of(snapshot: RepoSnapshot) -> TestLayout:
-    patterns = python_files_setting(read_texts(snapshot, CONFIG_FILES))
-    layout = detect_layout(snapshot.list_files(), patterns)
+    config = read_texts(snapshot, CONFIG_FILES)
+    patterns = python_files_setting(config)
+    norecurse = pytest_list_setting(config, "norecursedirs")
+    layout = detect_layout(snapshot.list_files(), patterns, norecurse)
     return TestLayout(
         layout.test_files, layout.test_dirs, layout.packages, layout.modules, patterns
     )
