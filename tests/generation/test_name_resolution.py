@@ -7,6 +7,7 @@ import pytest
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
     called_names,
+    import_aliases,
     module_bindings,
     resolve_names,
     undefined_names,
@@ -244,3 +245,22 @@ def test_a_called_name_resolves_to_the_function_not_the_module_of_that_name() ->
     # Called: the function the module defines; merely named: the module (or its definition).
     assert found.statements[0] == "from median import median"
     assert resolve_names(["median"], layout, sources).statements == ("import median",)
+
+
+def test_aliases_the_project_imports_modules_under_resolve_what_nothing_else_does(
+    layout: TestLayout,
+) -> None:
+    sources = [
+        "import geo.shapes as gs  # the documented spelling\n",
+        "def build():\n    import geo.shapes as gs\n    return gs\n",
+        "import numpy as np\n",
+        "    import numpy as np\n",
+        "import pandas as pd\n",  # once, in a module of someone else's: a local choice
+        "import geo.core as gs\n",
+        "x = 'import geo as g' and 1\n",  # not an import line
+    ]
+    aliases = import_aliases(sources, layout.packages)
+    assert aliases == {"gs": "geo.shapes", "np": "numpy"}
+    found = resolve_names(["gs", "pd", "np"], layout, SOURCES, (), aliases=aliases)
+    # np is bound by the related tests here too; without them, the alias table answers.
+    assert found == Resolution(("import geo.shapes as gs", "import numpy as np"), ("pd",))

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.name_resolution import (
     called_names,
+    import_aliases,
     resolve_names,
     undefined_names,
 )
@@ -94,6 +95,8 @@ class TreeContext:
     sources: Mapping[str, str]
     manifests: Mapping[str, str]
     related_tests: tuple[str, ...]
+    # ``alias -> module`` the project imports modules under (``so``: ``seaborn.objects``).
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
 
 def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
@@ -101,7 +104,8 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     sources = read_python_files(snapshot)
     related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
     manifests = read_texts(snapshot, _MANIFESTS)
-    return TreeContext(layout, sources, manifests, related)
+    aliases = import_aliases(sources.values(), layout.packages)
+    return TreeContext(layout, sources, manifests, related, aliases)
 
 
 def _resolve(
@@ -118,7 +122,12 @@ def _resolve(
         if not missing:
             break
         found = resolve_names(
-            missing, tree.layout, tree.sources, tree.related_tests, frozenset(called_names(body))
+            missing,
+            tree.layout,
+            tree.sources,
+            tree.related_tests,
+            frozenset(called_names(body)),
+            tree.aliases,
         )
         unresolved.extend(found.unresolved)
         for statement in found.statements:

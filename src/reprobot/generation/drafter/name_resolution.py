@@ -3,21 +3,45 @@
 Reporters leave out ``import sympy`` or ``from pkg import Thing``, or the ``x, y = symbols(...)``
 their test suite has at the top of every file. The search goes from the most to the least
 certain source: the project's packages, the standard library, the names a package exports,
-the module-level bindings of the related test files, then classes and functions defined in
-the tree.
+the module-level bindings of the related test files, the aliases the project itself imports
+modules under (``import seaborn.objects as so`` in its docs' scripts), then classes and
+functions defined in the tree.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reprobot.generation.repo.test_layout import TestLayout
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
+_ALIAS_IMPORT = re.compile(
+    r"^[ \t]*import[ \t]+([A-Za-z_][\w.]*)[ \t]+as[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.M
+)
+
+
+def import_aliases(sources: Iterable[str], packages: Iterable[str]) -> dict[str, str]:
+    """``alias -> module`` for the ``import module as alias`` lines of the tree's sources: the
+    module the project most often imports under each alias. An alias of a module outside the
+    project's packages counts only when the project uses it in two files or more (``np``), so a
+    one-off local alias names nothing."""
+    own = set(packages)
+    seen: dict[str, Counter[str]] = {}
+    for text in sources:
+        for module, alias in set(_ALIAS_IMPORT.findall(text)):
+            seen.setdefault(alias, Counter())[module] += 1
+    out: dict[str, str] = {}
+    for alias, counts in seen.items():
+        module, count = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if module.split(".")[0] in own or count >= 2:
+            out[alias] = module
+    return out
 
 
 class _Names(ast.NodeVisitor):
@@ -149,6 +173,7 @@ def resolve_names(
     sources: Mapping[str, str],
     related_tests: Sequence[str] = (),
     called: frozenset[str] = frozenset(),
+    aliases: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
     (the package ``__init__`` files, the related test files and the modules of the tree). A
@@ -164,6 +189,8 @@ def resolve_names(
     test_bindings = [(path, module_bindings(sources.get(path, ""))) for path in related_tests]
     for name in names:
         statement = _resolve_one(name, layout, exports, test_bindings, sources, name in called)
+        if statement is None and aliases and name in aliases:
+            statement = f"import {aliases[name]} as {name}"
         if statement is None:
             unresolved.append(name)
         elif statement not in statements:
