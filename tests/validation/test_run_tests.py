@@ -114,7 +114,12 @@ def test_collection_error_and_outcome_kinds(
                 "def test_err(broken):\n    pass\n\n"
                 "@pytest.mark.skip(reason='no')\ndef test_skip():\n    pass\n\n"
                 "class TestGroup:\n    @pytest.mark.parametrize('n', [1, 2])\n"
-                "    def test_param(self, n):\n        assert n == 1\n"
+                "    def test_param(self, n):\n        assert n == 1\n\n"
+                # A project's own skip exception (sympy's runner reports it as a skip).
+                "class Skipped(Exception):\n    pass\n\n"
+                "def test_own_skip():\n    raise Skipped('NumPy not installed')\n\n"
+                "class SkippedNot(Exception):\n    pass\n\n"
+                "def test_other_exception():\n    raise SkippedNot('a failure')\n"
             ),
             "tests/test_broken.py": "import not_a_module_anywhere\n\ndef test_never():\n    pass\n",
         }
@@ -131,6 +136,8 @@ def test_collection_error_and_outcome_kinds(
     assert run.outcomes["tests/test_kinds.py::test_skip"] is Outcome.SKIPPED
     assert run.outcomes["tests/test_kinds.py::TestGroup::test_param[1]"] is Outcome.PASSED
     assert run.outcomes["tests/test_kinds.py::TestGroup::test_param[2]"] is Outcome.FAILED
+    assert run.outcomes["tests/test_kinds.py::test_own_skip"] is Outcome.SKIPPED
+    assert run.outcomes["tests/test_kinds.py::test_other_exception"] is Outcome.FAILED
     assert run.outcomes["tests/test_broken.py"] is Outcome.ERROR
     assert run.outcomes["tests/test_broken.py::test_never"] is Outcome.ERROR
 

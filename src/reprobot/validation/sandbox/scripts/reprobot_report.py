@@ -8,6 +8,10 @@ descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of 
   pytest's exit status; then it closes the descriptor.
 
 The descriptor is taken out of the environment and is not inherited by the tests' subprocesses.
+
+A test that raises a project's own skip exception (a class named ``Skipped`` or ``SkipTest``
+that is not pytest's, such as sympy's ``sympy.utilities.pytest.Skipped``, which its own runner
+reports as a skip) is reported skipped, as that project's runner would, not failed.
 """
 
 from __future__ import annotations
@@ -50,6 +54,23 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     if not _channel.get("xdist_reported"):
         _channel["xdist_reported"] = True
         _send({"collected": list(ids)})
+
+
+_SKIP_NAMES = frozenset({"Skipped", "SkipTest"})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    excinfo = call.excinfo
+    if report.failed and excinfo is not None and call.when in ("setup", "call"):
+        kind = excinfo.type
+        if kind.__name__ in _SKIP_NAMES and not getattr(report, "wasxfail", None):
+            path, lineno, _ = item.reportinfo()
+            report.outcome = "skipped"
+            reason = str(excinfo.value) or kind.__name__
+            report.longrepr = (str(path), (lineno or 0) + 1, f"Skipped: {reason}")
 
 
 @pytest.hookimpl(trylast=True)
