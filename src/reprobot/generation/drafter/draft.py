@@ -48,6 +48,7 @@ from reprobot.generation.drafter.test_writer import (
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
     TestLayout,
     layout_of,
@@ -343,11 +344,18 @@ def draft_from_issue(
     drafts: list[Draft] = []
     seen: set[str] = set()
     taken: list[str] = []
+    # Every draft goes to the same folder: the fixtures its conftest.py files offer.
+    fixtures = visible_fixtures(
+        new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.sources
+    )
     for source in sources:
         wanted = list(source.imports)
         if needs_pytest(source.body) and "import pytest" not in wanted:
             wanted.insert(0, "import pytest")
         imports, prelude, unresolved = _resolve(wanted, [], source.body, tree)
+        # A name the project's test fixtures provide ("app") is asked for as a parameter.
+        requested = [n for n in unresolved if n in fixtures and n != "tmp_path"]
+        unresolved = [n for n in unresolved if n not in requested]
         if unresolved:
             skipped.append(
                 (
@@ -355,7 +363,7 @@ def draft_from_issue(
                     f"names the issue's code uses are not found: {', '.join(unresolved[:5])}",
                 )
             )
-        params = "tmp_path" if source.wants_tmp_path else ""
+        params = ", ".join([*(["tmp_path"] if source.wants_tmp_path else []), *requested])
         text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
         key = re.sub(r"\s+", " ", text)
         if key in seen:
