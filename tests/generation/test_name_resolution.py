@@ -258,9 +258,14 @@ def test_aliases_the_project_imports_modules_under_resolve_what_nothing_else_doe
         "import pandas as pd\n",  # once, in a module of someone else's: a local choice
         "import geo.core as gs\n",
         "x = 'import geo as g' and 1\n",  # not an import line
+        "import dask.array\nimport numpy\n",
+        "import dask\n",
+        "import toolz  # once\n",
     ]
     aliases = import_aliases(sources, layout.packages)
-    assert aliases == {"gs": "geo.shapes", "np": "numpy"}
-    found = resolve_names(["gs", "pd", "np"], layout, SOURCES, (), aliases=aliases)
+    assert aliases == {"gs": "geo.shapes", "np": "numpy", "dask": "dask"}
+    found = resolve_names(["gs", "pd", "np", "dask"], layout, SOURCES, (), aliases=aliases)
     # np is bound by the related tests here too; without them, the alias table answers.
-    assert found == Resolution(("import geo.shapes as gs", "import numpy as np"), ("pd",))
+    assert found == Resolution(
+        ("import geo.shapes as gs", "import numpy as np", "import dask"), ("pd",)
+    )

@@ -22,20 +22,22 @@ from reprobot.generation.repo.test_layout import TestLayout
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
 _ALIAS_IMPORT = re.compile(
-    r"^[ \t]*import[ \t]+([A-Za-z_][\w.]*)[ \t]+as[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.M
+    r"^[ \t]*import[ \t]+([A-Za-z_][\w.]*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?[ \t]*(?:#.*)?$", re.M
 )
 
 
 def import_aliases(sources: Iterable[str], packages: Iterable[str]) -> dict[str, str]:
-    """``alias -> module`` for the ``import module as alias`` lines of the tree's sources: the
-    module the project most often imports under each alias. An alias of a module outside the
-    project's packages counts only when the project uses it in two files or more (``np``), so a
-    one-off local alias names nothing."""
+    """``name -> module`` for the ``import module as name`` and ``import module`` lines of the
+    tree's sources: the module the project most often imports under each name. A module outside
+    the project's packages counts only when the project imports it so in two files or more
+    (``np``, ``numpy``), so a one-off local alias names nothing."""
     own = set(packages)
     seen: dict[str, Counter[str]] = {}
     for text in sources:
-        for module, alias in set(_ALIAS_IMPORT.findall(text)):
-            seen.setdefault(alias, Counter())[module] += 1
+        for dotted, alias in set(_ALIAS_IMPORT.findall(text)):
+            # ``import a.b`` binds ``a``; ``import a.b as c`` binds ``c`` to ``a.b``.
+            module = dotted if alias else dotted.split(".")[0]
+            seen.setdefault(alias or module, Counter())[module] += 1
     out: dict[str, str] = {}
     for alias, counts in seen.items():
         module, count = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
@@ -190,7 +192,8 @@ def resolve_names(
     for name in names:
         statement = _resolve_one(name, layout, exports, test_bindings, sources, name in called)
         if statement is None and aliases and name in aliases:
-            statement = f"import {aliases[name]} as {name}"
+            module = aliases[name]
+            statement = f"import {module}" if module == name else f"import {module} as {name}"
         if statement is None:
             unresolved.append(name)
         elif statement not in statements:
