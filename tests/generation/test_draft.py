@@ -134,6 +134,18 @@ data.py: not a number: '-2'
 ```
 """,
 )
+CODE_EXPECTED_ISSUE = (
+    "mean of two numbers is truncated",
+    """\
+```python
+from calc import mean
+values = [1, 2]
+print(mean(values))
+```
+
+Ideally, this would yield `1.5`, since the mean of 1 and 2 is not an integer.
+""",
+)
 PROSE_ISSUE = (
     "Docs: mention the calc command",
     "The README does not say how to run calc from the shell. Please document it.\n",
@@ -290,6 +302,8 @@ def test_drafts_fail_on_r_for_the_issues_reason(
         CODE_ISSUE: ("issue-code",),
         SESSION_ISSUE: ("issue-session-value", "issue-session-expected"),
         STATED_ISSUE: ("issue-expected-return",),
+        # No session, no traceback: the code block's last expression and the value stated after.
+        CODE_EXPECTED_ISSUE: ("issue-code-expected",),
         # The issue's data.py alone, run as a test, shows nothing: only the command does.
         CLI_ISSUE: ("issue-cli",),
     }
@@ -356,3 +370,16 @@ def test_a_sibling_that_raises_sets_what_the_pointed_statement_must_do(
     assert '    with pytest.raises(ValueError):\n        parse_number("   ")\n' in text
     assert 'parse_number("")' not in text
     assert_applies(repo, d)
+
+
+def test_a_code_block_and_a_value_stated_after_it_give_an_expected_draft(
+    snapshot: RepoSnapshot,
+) -> None:
+    out = draft(CODE_EXPECTED_ISSUE, snapshot)
+    text = module_of(by_method(out)["issue-code-expected"])
+    assert "values = [1, 2]\n    result = mean(values)\n" in text
+    assert "assert result == pytest.approx(1.5)" in text
+    # "Would be nice" is no value; "`2` or `3`" offers two outcomes, neither expected.
+    for words in ("It would be nice if this worked.", "It should be `2` or `3`."):
+        vague = (CODE_EXPECTED_ISSUE[0], CODE_EXPECTED_ISSUE[1].split("Ideally")[0] + words)
+        assert "issue-code-expected" not in by_method(draft(vague, snapshot))

@@ -397,6 +397,16 @@ def test_adversarial_input_is_parsed(body: str) -> None:
         ("It should return `2.5`.", {("`2.5`", None)}),
         ("It returns 3 instead of 2.5", {("2.5", "3")}),
         ("expected 5, instead got 6", {("5", "6")}),
+        ("Ideally, this would yield `sin(k)`. Is there a way?", {("`sin(k)`", None)}),
+        ("It ought to be `0`.", {("`0`", None)}),
+        # The value is the code span; what follows it is the reporter's reasoning.
+        (
+            "The output should be `[[2, 2], [3, 5]]`, since I add the identity.",
+            {("`[[2, 2], [3, 5]]`", None)},
+        ),
+        ("It should be `P(x)` or remain unevaluated.", set()),
+        ("It would be nice if `x` worked.", set()),
+        ("I would like `f` to accept lists.", set()),
         # Words are not values: nothing stated.
         ("This should be fixed.", set()),
         ("It works as expected.", set()),

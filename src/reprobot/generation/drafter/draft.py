@@ -4,7 +4,8 @@ repository keeps its tests.
 Variants, each its own test module, all deterministic:
 
 - ``issue-code``: every code block before the traceback, run as a test (fails with the issue's
-  exception on R, passes once it is gone); ``issue-code-last``: the last such block alone.
+  exception on R, passes once it is gone); ``issue-code-last``: the last such block alone;
+  ``issue-code-expected``: the block's final expression must give the value the issue expects.
 - ``issue-session-raises``: an interactive session up to the statement that raised.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
@@ -17,6 +18,7 @@ Names a snippet uses without importing are resolved from the tree (``name_resolu
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -147,6 +149,8 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
         out.append(
             TestSource(name, program.imports, "\n".join(steps), "the issue's code, run as a test")
         )
+        if name == "issue-code":
+            out.extend(_code_expected_sources(program, issue))
         return out
     raised = raising_step(program)
     # A statement the reporter points at after the one that raised is the issue; the raise
@@ -194,6 +198,52 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
                 )
                 break
     return out
+
+
+def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSource]:
+    """A code block ending in an expression, and an expected value the issue states with no
+    call of its own ("Ideally, this would yield `sin(k)`"): that expression must give it. A
+    final ``print(x)`` is about ``x``."""
+    if not program.steps or not program.steps[-1].is_expression:
+        return []
+    expected = next(
+        (
+            value
+            for e in issue.expectations
+            if e.expected
+            and e.actual is None
+            and (value := e.expected.strip().strip("`").strip())
+            and len(value) <= _MAX_SHOWN_CHARS
+            and "\n" not in value
+        ),
+        None,
+    )
+    if expected is None:
+        return []
+    last = program.steps[-1].source
+    expression = _printed(last) or last
+    setup = [s.source for s in program.steps[:-1]]
+    note = f"`{expression}` must give `{expected}`, as the issue expects"
+    body = assert_expected(expression, expected, setup)
+    return [TestSource("issue-code-expected", program.imports, body, note)]
+
+
+def _printed(statement: str) -> str | None:
+    """``x`` of a statement ``print(x)`` (one argument, no keywords), else None."""
+    try:
+        node = ast.parse(statement.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    ):
+        return ast.unparse(node.args[0])
+    return None
 
 
 def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:

@@ -52,6 +52,11 @@ _OUTCOME_VERB = re.compile(
     r"|(?:crash|fail|error|exit)(?:s|es|ed)?[ \t]+with)\b"
 )
 # "instead of" is not a split: "expected X instead of Y" names Y after it.
+_WOULD = re.compile(
+    r"\b(?:would|ought[ \t]+to)[ \t]+(?=(?:be|return|give|yield|print|output|produce|evaluate"
+    r"[ \t]+to|simplify[ \t]+to)\b)"
+)
+_LEADING_SPAN = re.compile(r"`[^`\n]{1,118}`")
 _SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead(?![ \t]+of\b))[ \t]+")
 _VERBS = frozenset(
     {"returns", "return", "returned", "gives", "give", "gave", "raises", "raise", "raised"}
@@ -225,6 +230,11 @@ def _inline(line: str) -> Iterator[Expectation]:
             # "should be 2.5 instead of 3", "should return `2.5`."
             yield from _stated(line, low, at + 7, begin, stop)
         at = low.find("should ", at + 7)
+    for match in _WOULD.finditer(low):
+        # "this would yield `sin(k)`", "ought to be `0`": a value stated for the example.
+        if _starts(low, match.start()):
+            begin, stop = _clause(line, match.start(), match.end())
+            yield from _stated(line, low, match.end(), begin, stop)
     at = low.find("expect")
     while at >= 0:
         past = at + 6
@@ -279,6 +289,12 @@ def _stated(
                 yield Expectation(expected.strip(), actual.strip(), line[begin:stop].strip())
             return
     expected = _expected_object(line[past:stop], to_be)
+    # "should be `X`, since ...", "`X` or remain unevaluated": the code span is the value.
+    span = _LEADING_SPAN.match(expected.strip())
+    if not _value_like(expected) and span:
+        rest = expected.strip()[span.end() :].lstrip(" ,")
+        # "`X` or remain unevaluated" offers two outcomes: neither is the one expected.
+        expected = "" if rest.lower().startswith("or ") else span.group()
     if _value_like(expected):
         yield Expectation(expected.strip().rstrip("."), None, line[begin:stop].strip())
 
