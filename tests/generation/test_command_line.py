@@ -164,6 +164,56 @@ def test_cli_case_command_and_its_output_in_one_block(layout: TestLayout) -> Non
     )
 
 
+CRASH_BODY = """\
+### Configuration
+
+.lintrrc:
+
+```ini
+[lintr]
+name-rgx=[\\p{Han}a-z_]+$
+```
+
+### Command used
+
+```shell
+lintr
+```
+
+### Output
+
+```shell
+(venv) laptop:project me$ lintr
+Traceback (most recent call last):
+  File "/venv/bin/lintr", line 8, in <module>
+    sys.exit(main())
+re.error: bad escape \\p at position 1
+```
+
+### Version
+
+```shell
+lintr 0.4.0
+Python 3.9.13
+```
+"""
+
+
+def test_cli_case_a_command_that_crashes_on_a_named_configuration_file(
+    layout: TestLayout,
+) -> None:
+    case = cli_case(parse_issue("lintr crashes on a regex", CRASH_BODY), layout, MANIFESTS)
+    assert case == CliCase(
+        tool=Tool("lintr", ("-c", CLI_CODE)),
+        args=(),
+        files={".lintrrc": "[lintr]\nname-rgx=[\\p{Han}a-z_]+$\n"},
+        absent=("re.error: bad escape \\p at position 1",),
+        present=(),
+    )
+    # "lintr 0.4.0" in a block of several lines is the version's output, not a command.
+    assert case.args != ("0.4.0",)
+
+
 def test_cli_case_command_in_a_code_span(layout: TestLayout) -> None:
     body = (
         FILE_BLOCK

@@ -2,10 +2,11 @@
 what its output should or should not contain.
 
 Linters, test runners and checkers are reported this way: "with this file, ``tool -x file.py``
-prints <wrong line>, it should print <right line>". The test writes the files into a temporary
-directory, runs the project's own command there with the running interpreter, and asserts on
-the output, with numbers and whitespace matched loosely (line numbers and paths move between
-the reporter's machine and the sandbox).
+prints <wrong line>, it should print <right line>", or "with this ``.pylintrc``, ``pylint``
+crashes" and a traceback: then the traceback's exception line must no longer be printed. The
+test writes the files into a temporary directory, runs the project's own command there with
+the running interpreter, and asserts on the output, with numbers and whitespace matched loosely
+(line numbers and paths move between the reporter's machine and the sandbox).
 """
 
 from __future__ import annotations
@@ -21,7 +22,18 @@ from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
 
-_PROMPT = re.compile(r"^\s*(?:\$|>|%|#)\s+(?P<cmd>\S.*)$")
+# "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool".
+_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/-]+(?:\s[\w.@:~/-]+)?)?(?:\$|>|%|#)\s+(?P<cmd>\S.*)$"
+)
+_SHELL_LANGUAGES = frozenset({"shell", "sh", "bash", "console", "zsh", "shell-session", "cmd"})
+# A line naming the file of the block after it: ".pylintrc:", "`setup.cfg`:", "**tox.ini**".
+_FILE_LABEL = re.compile(
+    r"^\s*(?:[#*_`]+\s*)?(?:(?:in|file|contents of)\s+)?[`*_]*"
+    r"(?P<name>\.?[\w-]+(?:\.[\w-]+)*)[`*_]*\s*:?\s*[*_]*\s*$",
+    re.I,
+)
+_CONFIG_NAME = re.compile(r"^(?:\.[\w-]+rc|[\w.-]+\.(?:cfg|ini|toml|txt|ya?ml|json|rc|py))$")
 _SCRIPT = re.compile(r"^\s*(?P<name>[\w.-]+)\s*=\s*['\"]?(?P<target>[\w.]+:[\w.]+)['\"]?\s*,?\s*$")
 _PY_NAME = re.compile(r"(?<![\w/.-])(?P<name>[\w-]+\.py)\b")
 _MAX_OUTPUT_LINES = 6
@@ -87,10 +99,15 @@ def _commands(issue: IssueReport, tools: Mapping[str, Tool]) -> list[tuple[int, 
     """(line, command) pairs naming a project tool: prompt lines in blocks, code spans in prose."""
     found: list[tuple[int, str]] = []
     for block in issue.code_blocks:
+        # A shell block of one line without a prompt is a command; more lines may be its output
+        # ("pylint 2.14.4" under "pylint --version").
+        lines = [line for line in block.text.split("\n") if line.strip()]
+        shell = (block.language or "").lower() in _SHELL_LANGUAGES and len(lines) == 1
         for offset, line in enumerate(block.text.split("\n")):
             match = _PROMPT.match(line)
-            if match and match.group("cmd").split()[0] in tools:
-                found.append((block.line + offset, match.group("cmd")))
+            command = match.group("cmd") if match else line.strip() if shell else ""
+            if command and command.split()[0] in tools:
+                found.append((block.line + offset, command))
     for number, line in enumerate(issue.body.split("\n"), start=1):
         for span in spans(line):
             first = span.split()[0] if span.split() else ""
@@ -132,10 +149,13 @@ def cli_case(
     """The command-line reproduction an issue shows, or None when it shows none."""
     tools = project_tools(layout, manifests)
     commands = _commands(issue, tools)
-    outputs = [b for b in issue.code_blocks if b.is_output and not b.is_traceback]
-    if not commands or not outputs:
+    if not commands:
         return None
-    picked = _bad_and_good(issue, outputs)
+    crash = _crash_case(issue, tools, commands)
+    if crash is not None:
+        return crash
+    outputs = [b for b in issue.code_blocks if b.is_output and not b.is_traceback]
+    picked = _bad_and_good(issue, outputs) if outputs else None
     if picked is None:
         return None
     bad, good = picked
@@ -212,7 +232,50 @@ def _files(issue: IssueReport, args: tuple[str, ...], output: list[str]) -> dict
         source = repair(block.text)
         if source is not None:
             files[name] = source + "\n"
+    for name, text in _named_files(issue).items():
+        files.setdefault(name, text)
     return files
+
+
+def _crash_case(
+    issue: IssueReport, tools: Mapping[str, Tool], commands: list[tuple[int, str]]
+) -> CliCase | None:
+    """The command the issue runs, then the traceback it shows: the exception line must go."""
+    for block in issue.code_blocks:
+        if not block.is_traceback:
+            continue
+        end = block.line + block.text.count("\n")
+        before = [c for c in commands if c[0] <= end]
+        traceback = block.tracebacks[-1] if block.tracebacks else None
+        if not before or traceback is None or not traceback.exc_type:
+            continue
+        try:
+            words = shlex.split(before[-1][1])
+        except ValueError:
+            return None
+        line = f"{traceback.exc_type}: {traceback.message}".strip().rstrip(":")
+        line = line.split("\n")[0][:200]
+        args = tuple(words[1:])
+        files = _files(issue, args, [])
+        return CliCase(tools[words[0]], args, files, (line,), ())
+    return None
+
+
+def _named_files(issue: IssueReport) -> dict[str, str]:
+    """Configuration files the issue shows, each a code block after a line naming it."""
+    lines = issue.body.split("\n")
+    out: dict[str, str] = {}
+    for block in issue.code_blocks:
+        if block.is_traceback or block.is_session:
+            continue
+        prose = [line for line in lines[: max(0, block.line - 1)][-3:] if line.strip()]
+        if not prose or prose[-1].lstrip().startswith("```"):
+            continue
+        match = _FILE_LABEL.match(prose[-1])
+        name = match.group("name") if match else ""
+        if _CONFIG_NAME.match(name) and not name.endswith(".py") and "/" not in name:
+            out.setdefault(name, block.text.rstrip("\n") + "\n")
+    return out
 
 
 def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], str]:
