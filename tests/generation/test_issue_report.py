@@ -405,6 +405,11 @@ def test_adversarial_input_is_parsed(body: str) -> None:
             {("`[[2, 2], [3, 5]]`", None)},
         ),
         ("It should be `P(x)` or remain unevaluated.", set()),
+        # A value called wrong: what happened, with nothing stated in its place.
+        ("`(A)[i, 0]` is the wrong here.", {(None, "`(A)[i, 0]`")}),
+        ("The result `0.75` is incorrect.", {(None, "`0.75`")}),
+        ("Using `eval` is wrong.", set()),
+        ("`x` is wrong-headed.", set()),
         ("It would be nice if `x` worked.", set()),
         ("I would like `f` to accept lists.", set()),
         # Words are not values: nothing stated.

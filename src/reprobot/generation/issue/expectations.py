@@ -56,6 +56,16 @@ _WOULD = re.compile(
     r"\b(?:would|ought[ \t]+to)[ \t]+(?=(?:be|return|give|yield|print|output|produce|evaluate"
     r"[ \t]+to|simplify[ \t]+to)\b)"
 )
+_CALLED_WRONG = re.compile(
+    r"(?P<value>`[^`\n]{1,118}`)[ \t]+(?:is|was|looks|seems)[ \t]+(?:(?:the|also|clearly|obviously"
+    r"|just|simply|definitely|still)[ \t]+)?"
+    r"(?:wrong|incorrect|bogus|not[ \t]+(?:correct|right))(?![\w-])",
+    re.I,
+)
+_VALUE_NOUNS = frozenset(
+    {"the", "result", "output", "value", "answer", "this", "that", "and", "but", "so", "here"}
+    | {"returned", "printed", "result:", "output:", "got", "get", "gives", "returns"}
+)
 _LEADING_SPAN = re.compile(r"`[^`\n]{1,118}`")
 _SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead(?![ \t]+of\b))[ \t]+")
 _VERBS = frozenset(
@@ -201,8 +211,15 @@ def _sane(expected: str, actual: str) -> bool:
 
 
 def _inline(line: str) -> Iterator[Expectation]:
-    """ "returns X instead of Y", "should be X but is Y", "expected X, got Y" in one line."""
+    """ "returns X instead of Y", "should be X but is Y", "expected X, got Y", "`Y` is wrong" in
+    one line."""
     low = line.lower()
+    for match in _CALLED_WRONG.finditer(line):
+        # "`(A)[i, 0]` is the wrong here", "The result `0.75` is incorrect": Y is what happened;
+        # in "Using `x` is wrong" the span is no value.
+        before = line[: match.start()].rstrip(" ,:").rsplit(None, 1)
+        if not before or before[-1].lower().strip("*_") in _VALUE_NOUNS or before[-1][-1] in ".!?":
+            yield Expectation(None, match.group("value"), line.strip()[:300])
     for word in ("instead of", "rather than"):
         at = low.find(word)
         while at >= 0:
