@@ -66,6 +66,8 @@ def test_classify_sorts_every_pair_into_the_four_buckets() -> None:
         "f_f": F,
         "e_m": E,
         "f_s": F,
+        "s_s": S,
+        "s_m": S,
     }
     post = {
         "f_p": P,
@@ -80,6 +82,8 @@ def test_classify_sorts_every_pair_into_the_four_buckets() -> None:
         "e_m": M,
         "f_s": S,
         "absent_f": F,
+        "s_s": S,
+        "absent_s": S,
     }
     out = classify(pre, post)
     assert out == {
@@ -88,7 +92,9 @@ def test_classify_sorts_every_pair_into_the_four_buckets() -> None:
         P2P: {"p_p"},
         # P before, F or x after (an error, a skip, or the test vanishing).
         P2F: {"p_f", "p_e", "p_s", "p_absent"},
-        # Everything else that does not pass after: F->F, x->x, F->x, x->F.
+        # Everything else that does not pass after: F->F, x->x, F->x, x->F; a test skipped or
+        # absent on both sides ("s_s", "s_m", "absent_s") is in none, as the harness never
+        # names a skipped test.
         F2F: {"f_f", "e_m", "f_s", "absent_f"},
     }
 

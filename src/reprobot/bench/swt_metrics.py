@@ -6,7 +6,8 @@ T's files without T on both ("base"). Definitions, as in SWT-Bench's harness:
 
 - a test's status on one side is P (passed), F (failed) or x (errored, skipped, or absent);
 - the report of a pre/post pair sorts tests into F→P (F or x before, P after), P→P, P→F (P before,
-  F or x after) and F→F (everything else that does not pass after);
+  F or x after) and F→F (everything else that does not pass after); a test skipped or absent on
+  both sides is in no category, as the harness's log parsers never name a skipped test;
 - **S** (success): the prediction's F→P tests strictly include the base run's, and it adds no P→F
   and no F→F test that the base run does not have;
 - **W**: the prediction applies to R;
@@ -47,7 +48,10 @@ def harness_status(outcome: Outcome | None) -> str | None:
 def classify(pre: Mapping[str, Outcome], post: Mapping[str, Outcome]) -> dict[str, set[str]]:
     """Sort the tests of a pre/post pair of runs into F->P, P->P, P->F and F->F."""
     out: dict[str, set[str]] = {F2P: set(), P2P: set(), P2F: set(), F2F: set()}
+    unseen = (None, Outcome.SKIPPED, Outcome.MISSING)
     for test in set(pre) | set(post):
+        if pre.get(test) in unseen and post.get(test) in unseen:
+            continue
         before, after = harness_status(pre.get(test)), harness_status(post.get(test))
         if after == "P":
             out[P2P if before == "P" else F2P].add(test)
