@@ -12,6 +12,7 @@ import pytest
 
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import ensure_environment
+from reprobot.validation.env.envdetect import detect_env_spec
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
@@ -81,3 +82,57 @@ def test_a_c_extension_is_built_and_rebuilt_when_its_source_changes(
     finally:
         for tag in reversed(made):
             docker_client.images.remove(tag, force=True)
+
+
+CPP_SOURCE = """\
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numeric>
+#include <vector>
+
+static PyObject *total(PyObject *self, PyObject *args) {
+    long a, b, c;
+    if (!PyArg_ParseTuple(args, "lll", &a, &b, &c)) return NULL;
+    std::vector<long> values{a, b, c};
+    return PyLong_FromLong(std::accumulate(values.begin(), values.end(), 0L));
+}
+
+static PyMethodDef methods[] = {{"total", total, METH_VARARGS, "a + b + c"}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fast", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__fast(void) { return PyModule_Create(&module); }
+"""
+
+
+def test_a_cpp_extension_gets_its_compiler_from_detection_and_builds(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    """The base image has a C compiler only: a C++ source makes detection ask for g++, which
+    the environment build installs from Debian's packages before building the extension."""
+    repo = make_repo(
+        tmp_path / "fast",
+        {
+            "pyproject.toml": pyproject("fast"),
+            "setup.py": (
+                "from setuptools import Extension, setup\n\n"
+                'setup(packages=["fast"], ext_modules=[Extension("fast._fast", '
+                '["fast/_fast.cpp"], language="c++")])\n'
+            ),
+            "fast/__init__.py": "from fast._fast import total\n",
+            "fast/_fast.cpp": CPP_SOURCE,
+            "tests/test_fast.py": (
+                "from fast import total\n\n\ndef test_total():\n    assert total(1, 2, 3) == 6\n"
+            ),
+        },
+    )
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/fast")
+    detected = detect_env_spec(snapshot)
+    assert detected.system_packages == ("g++",)
+    spec = detected.model_copy(update={"env": {**detected.env, "RUN": uuid.uuid4().hex}})
+    env = ensure_environment(docker_client, spec, snapshot, settings)
+    try:
+        assert env.compiled
+        assert run_tests(docker_client, env, snapshot).outcomes == {
+            "tests/test_fast.py::test_total": Outcome.PASSED
+        }
+    finally:
+        docker_client.images.remove(env.tag, force=True)
