@@ -14,7 +14,7 @@ import pytest
 from reprobot.bot.render.verdict import render_verdict
 from reprobot.cli.main import main
 from reprobot.generation.issue.file import read_issue
-from reprobot.generation.pool.reproduce import reproduce
+from reprobot.generation.pool.reproduce import Reproduction, reproduce
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envspec import EnvSpec
@@ -102,6 +102,17 @@ def stats_env(docker_client: docker.DockerClient, stats_repo: Path, settings: Se
     return ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
 
 
+def _reproduced(
+    text: str,
+    client: docker.DockerClient,
+    repo: Path,
+    env: EnvImage,
+    settings: Settings,
+) -> tuple[RepoSnapshot, Reproduction]:
+    base = RepoSnapshot.from_git(repo, "HEAD", NAME)
+    return base, reproduce(read_issue(text), base, env, settings, client=client)
+
+
 @pytest.mark.parametrize("phrasing", list(PHRASINGS))
 def test_a_stated_expected_value_rejects_wrong_fixes(
     phrasing: str,
@@ -110,10 +121,7 @@ def test_a_stated_expected_value_rejects_wrong_fixes(
     stats_env: EnvImage,
     settings: Settings,
 ) -> None:
-    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
-    result = reproduce(
-        read_issue(PHRASINGS[phrasing]), base, stats_env, settings, client=docker_client
-    )
+    base, result = _reproduced(PHRASINGS[phrasing], docker_client, stats_repo, stats_env, settings)
     assert result.reproduced, result.to_json()["candidates"]
     assert result.chosen is not None and result.chosen.oracle is not None
     assert result.chosen.oracle.kind is OracleKind.EXPECTED, result.to_json()["candidates"]
@@ -217,9 +225,8 @@ def test_a_fix_that_breaks_the_projects_own_tests_of_the_changed_file_is_not_ver
     stats_env: EnvImage,
     settings: Settings,
 ) -> None:
-    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
-    result = reproduce(
-        read_issue(PHRASINGS["expected-alone"]), base, stats_env, settings, client=docker_client
+    base, result = _reproduced(
+        PHRASINGS["expected-alone"], docker_client, stats_repo, stats_env, settings
     )
     assert result.reproduced
     tests = Patch(result.test_patch, name="tests.diff")
