@@ -6,9 +6,11 @@ import pytest
 
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
+    all_exports,
     called_names,
     import_aliases,
     module_bindings,
+    package_exports,
     resolve_names,
     undefined_names,
 )
@@ -269,3 +271,42 @@ def test_aliases_the_project_imports_modules_under_resolve_what_nothing_else_doe
     assert found == Resolution(
         ("import geo.shapes as gs", "import numpy as np", "import dask"), ("pd",)
     )
+
+
+def test_names_a_package_brings_in_through_star_imports_resolve_to_the_package() -> None:
+    files = [
+        "symb/__init__.py",
+        "symb/core/__init__.py",
+        "symb/core/relational.py",
+        "symb/core/_hidden.py",
+        "symb/solvers/__init__.py",
+        "symb/solvers/solve.py",
+        "symb/loop.py",
+    ]
+    sources = {
+        "symb/__init__.py": (
+            "from .core import *\nfrom symb.solvers import *\nfrom .loop import *\n"
+        ),
+        "symb/core/__init__.py": (
+            "from .relational import Eq, Ne\nfrom ._hidden import *\nfrom . import relational\n"
+        ),
+        "symb/core/relational.py": "class Eq:\n    pass\n\n\nclass Ne:\n    pass\n",
+        "symb/core/_hidden.py": "def _private():\n    pass\n\n\ndef visible():\n    pass\n",
+        "symb/solvers/__init__.py": "from .solve import *\n",
+        "symb/solvers/solve.py": "def solve(eq):\n    return []\n",
+        # A star import of itself, and of a module outside the tree, end the walk.
+        "symb/loop.py": "from symb.loop import *\nfrom elsewhere import *\n\nLOOPED = 1\n",
+    }
+    layout = detect_layout(files)
+    exports = all_exports(layout, sources)
+    assert {"Eq", "Ne", "visible", "solve", "LOOPED", "relational"} <= set(exports["symb"])
+    assert "_private" not in exports["symb"]
+    found = resolve_names(["Eq", "solve", "visible"], layout, sources, (), exports=exports)
+    assert found.statements == (
+        "from symb import Eq",
+        "from symb import solve",
+        "from symb import visible",
+    )
+    # Without the walk the same names resolve (read from the tree on the spot).
+    assert resolve_names(["Eq"], layout, sources, ()).statements == ("from symb import Eq",)
+    assert package_exports("symb", layout, sources, depth=0).keys() == set()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.name_resolution import (
+    all_exports,
     called_names,
     import_aliases,
     resolve_names,
@@ -100,6 +101,8 @@ class TreeContext:
     related_tests: tuple[str, ...]
     # ``alias -> module`` the project imports modules under (``so``: ``seaborn.objects``).
     aliases: Mapping[str, str] = field(default_factory=dict)
+    # What each package exports, star imports followed (``all_exports``).
+    exports: Mapping[str, Mapping[str, ast.stmt]] | None = None
 
 
 def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
@@ -108,7 +111,8 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
     manifests = read_texts(snapshot, _MANIFESTS)
     aliases = import_aliases(sources.values(), layout.packages)
-    return TreeContext(layout, sources, manifests, related, aliases)
+    exports = all_exports(layout, sources)
+    return TreeContext(layout, sources, manifests, related, aliases, exports)
 
 
 def _resolve(
@@ -131,6 +135,7 @@ def _resolve(
             tree.related_tests,
             frozenset(called_names(body)),
             tree.aliases,
+            tree.exports,
         )
         unresolved.extend(found.unresolved)
         for statement in found.statements:

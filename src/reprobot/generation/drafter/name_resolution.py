@@ -139,7 +139,7 @@ def module_bindings(source: str) -> dict[str, ast.stmt]:
             out.setdefault(node.name, node)
             continue
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom):
-            for name in names.bound:
+            for name in names.bound - {"*"}:  # what a star import binds is not known here
                 out.setdefault(name, node)
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -155,6 +155,57 @@ def _literal_strings(node: ast.expr) -> list[str]:
             e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
         ]
     return []
+
+
+_STAR_DEPTH = 3
+
+
+def all_exports(layout: TestLayout, sources: Mapping[str, str]) -> dict[str, dict[str, ast.stmt]]:
+    """What each package of the tree exports (``package_exports``): read once per tree."""
+    return {
+        package: package_exports(package, layout, sources)
+        for package in layout.packages
+        if _package_init(layout, package)
+    }
+
+
+def package_exports(
+    module: str, layout: TestLayout, sources: Mapping[str, str], depth: int = _STAR_DEPTH
+) -> dict[str, ast.stmt]:
+    """The names ``module`` binds, with those its ``from .sub import *`` lines bring in (to
+    ``depth`` levels): older sympy's ``__init__`` is little else, and ``from sympy import Eq``
+    works through them."""
+    path = layout.modules.get(module)
+    text = sources.get(path, "") if path else ""
+    out = module_bindings(text)
+    if depth <= 0 or "import *" not in text:
+        return out
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return out
+    is_package = bool(path and path.endswith("__init__.py"))
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or [a.name for a in node.names] != ["*"]:
+            continue
+        target = _absolute(module, is_package, node.level, node.module)
+        if target is None or target == module:
+            continue
+        for name, statement in package_exports(target, layout, sources, depth - 1).items():
+            if not name.startswith("_"):
+                out.setdefault(name, statement)
+    return out
+
+
+def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str | None:
+    """The absolute module of ``from <level dots><name> import`` written in ``module``."""
+    if level == 0:
+        return name
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    if level - 1 >= len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, name] if name else base) or None
 
 
 @dataclass(frozen=True)
@@ -176,6 +227,7 @@ def resolve_names(
     related_tests: Sequence[str] = (),
     called: frozenset[str] = frozenset(),
     aliases: Mapping[str, str] | None = None,
+    exports: Mapping[str, Mapping[str, ast.stmt]] | None = None,
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
     (the package ``__init__`` files, the related test files and the modules of the tree). A
@@ -183,11 +235,8 @@ def resolve_names(
     name before a module."""
     statements: list[str] = []
     unresolved: list[str] = []
-    exports = {
-        package: module_bindings(sources.get(path, ""))
-        for package in layout.packages
-        if (path := _package_init(layout, package))
-    }
+    if exports is None:
+        exports = all_exports(layout, sources)
     test_bindings = [(path, module_bindings(sources.get(path, ""))) for path in related_tests]
     for name in names:
         statement = _resolve_one(name, layout, exports, test_bindings, sources, name in called)
