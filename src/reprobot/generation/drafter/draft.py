@@ -3,8 +3,8 @@ repository keeps its tests.
 
 Variants, each its own test module, all deterministic:
 
-- ``issue-code``: every code block before the traceback, run as a test (fails with the issue's
-  exception on R, passes once it is gone); ``issue-code-last``: the last such block alone;
+- ``issue-code``: every code block before the traceback, run as a test, its last expression
+  shown as a notebook shows it (fails with the issue's exception on R, passes once it is gone); ``issue-code-last``: the last such block alone;
   ``issue-code-expected``: the block's final expression must give the value the issue expects.
 - ``issue-session-raises``: an interactive session up to the statement that raised.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
@@ -33,6 +33,7 @@ from reprobot.generation.drafter.name_resolution import (
 )
 from reprobot.generation.drafter.snippets import (
     Program,
+    Step,
     code_programs,
     raised_exception,
     raising_step,
@@ -151,9 +152,8 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     out: list[TestSource] = []
     steps = [s.source for s in program.steps]
     if program.origin == "code":
-        out.append(
-            TestSource(name, program.imports, "\n".join(steps), "the issue's code, run as a test")
-        )
+        body = "\n".join([*steps[:-1], *_displayed(program.steps[-1])]) if steps else ""
+        out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
         if name == "issue-code":
             out.extend(_code_expected_sources(program, issue))
         return out
@@ -203,6 +203,26 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
                 )
                 break
     return out
+
+
+# What IPython and Jupyter do with the value of a block's last expression: show it. Showing is
+# where a lazy object (a seaborn Plot, a styled table) does its work, and where it fails.
+_DISPLAY = (
+    "_shown = {expression}",
+    "repr(_shown)",
+    "for _method in ('_repr_html_', '_repr_png_', '_repr_svg_', '_repr_latex_'):",
+    "    if callable(getattr(type(_shown), _method, None)):",
+    "        getattr(_shown, _method)()",
+)
+
+
+def _displayed(step: Step) -> list[str]:
+    """The last statement of a code block, its value shown as a notebook would show it when it
+    is an expression other than a call of ``print``."""
+    source = step.source
+    if not step.is_expression or _printed(source) is not None or "\n" in source.strip():
+        return [source]
+    return [line.format(expression=source.strip()) for line in _DISPLAY]
 
 
 def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSource]:
