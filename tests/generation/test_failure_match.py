@@ -215,6 +215,36 @@ def test_a_dotted_exception_matches_the_issue_short_name() -> None:
     assert judge(CHAINED, reason) is Verdict.REPRODUCES
 
 
+# pytest --tb=short's JUnit text for an exception raised from another (a library wrapping it).
+WRAPPED = """\
+calc.errors.ParseError: parsing failed, see the traceback above
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("-3")
+src/calc/core.py:9: in parse_number
+    raise ValueError(f"not a number: {text!r}")
+E   ValueError: not a number: '-3'
+
+The above exception was the direct cause of the following exception:
+tests/test_parse_negative.py:6: in test_parse_negative
+    parse_number("-3")
+src/calc/core.py:12: in parse_number
+    raise ParseError("parsing failed, see the traceback above") from exc
+E   calc.errors.ParseError: parsing failed, see the traceback above"""
+
+
+def test_the_issues_exception_wrapped_by_another_reproduces() -> None:
+    verdict, why, relevance = judge_test(parse_failure(WRAPPED), RAISING, [DRAFT])
+    assert verdict is Verdict.REPRODUCES
+    assert why == "fails with the issue's ValueError, raised again as ParseError"
+    assert relevance == 2.8 + 2.0 + 1.0
+    # Chained to another message, or not chained at all: not the issue's reason.
+    other = WRAPPED.replace("E   ValueError: not a number: '-3'", "E   ValueError: bad width 9")
+    assert judge(other) is Verdict.UNRELATED
+    assert judge(WRAPPED.replace("The above exception was the direct cause", "Later")) is (
+        Verdict.UNRELATED
+    )
+
+
 def test_same_type_with_another_message_is_unrelated() -> None:
     verdict, why, relevance = judge_test(parse_failure(OTHER_MESSAGE), RAISING, [DRAFT])
     assert verdict is Verdict.UNRELATED

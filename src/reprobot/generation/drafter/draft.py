@@ -4,8 +4,9 @@ repository keeps its tests.
 Variants, each its own test module, all deterministic:
 
 - ``issue-code``: every code block before the traceback, run as a test, its last expression
-  shown as a notebook shows it (fails with the issue's exception on R, passes once it is gone); ``issue-code-last``: the last such block alone;
-  ``issue-code-expected``: the block's final expression must give the value the issue expects.
+  shown as a notebook shows it (fails with the issue's exception on R, passes once it is
+  gone); ``issue-code-last``: the last such block alone; ``issue-code-expected``: the block's
+  final expression must give the value the issue expects.
 - ``issue-session-raises``: an interactive session up to the statement that raised.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");

@@ -126,6 +126,24 @@ def parse_failure(detail: str) -> Failure:
     return Failure(short_name(exc_type) if exc_type else "", message, raised_in, detail)
 
 
+_CHAINED = (
+    "The above exception was the direct cause of the following exception",
+    "During handling of the above exception, another exception occurred",
+)
+
+
+def chained_cause(text: str, exc_type: str) -> str | None:
+    """The message of an ``exc_type`` that a failure's final exception was raised from or while
+    handling (pytest prints the chain, each link's ``E`` line before the next), or None."""
+    cut = max((text.rfind(marker) for marker in _CHAINED), default=-1)
+    if cut < 0:
+        return None
+    for match in _E_LINE.finditer(text, 0, cut):
+        if short_name(match.group("type")) == exc_type:
+            return (match.group("msg") or "").strip()
+    return None
+
+
 def _normal(text: str) -> str:
     return " ".join(_VOLATILE.sub(" ", text.lower()).split())
 
@@ -192,6 +210,16 @@ def judge_test(
                 f"fails with {wanted} but another message: {failure.message[:160]!r}",
                 0.0,
             )
+        if exc != wanted and (cause := chained_cause(failure.text, wanted)) is not None:
+            # A library that wraps the error ("PlotSpecError: Scale setup failed", raised from
+            # the TypeError the issue shows) fails for the issue's reason all the same.
+            share = message_share(reason.message, cause)
+            if share >= _MIN_MESSAGE_SHARE:
+                return (
+                    Verdict.REPRODUCES,
+                    f"fails with the issue's {wanted}, raised again as {exc}",
+                    2.8 + 2.0 * share + frame_share,
+                )
         if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
             return (
                 Verdict.REPRODUCES,
