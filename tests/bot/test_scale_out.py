@@ -67,6 +67,17 @@ def _deliver_twice(app: AppHarness, event: str, payloads: dict[int, dict[str, ob
         assert set(pool.map(send, sends)) == {202}
 
 
+def _started_jobs(app: AppHarness) -> list[str]:
+    """The job ids of every ``job.started`` line the App's processes logged, once a line."""
+    lines = [
+        line
+        for log in app.root.glob("*.log")
+        for line in log.read_text(errors="replace").splitlines()
+        if '"event": "job.started"' in line
+    ]
+    return [m.group(1) for line in lines if (m := re.search(r'"job_id": (\d+)', line))]
+
+
 def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
     app = stack
     ports = [free_port() for _ in range(3)]
@@ -84,6 +95,13 @@ def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
         ]
 
     killed_job = app.wait("the first worker to hold a job", victims_job, timeout=300)[0]
+    # The claim is in the store a moment before the worker logs that it started the job: kill
+    # only once it has, so that the log below accounts for both attempts.
+    app.wait(
+        "the first worker to log its job",
+        lambda: str(killed_job) in _started_jobs(app),
+        timeout=60,
+    )
     app.kill(victim)
 
     app.wait(
@@ -133,13 +151,7 @@ def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
     assert {j.id: j.attempts for j in jobs if j.attempts != 1} == {killed_job: 2}
     # No job ran twice at once: every worker that ran a job left its own log lines, and each
     # job was started by at most one worker before the kill and one after.
-    lines = [
-        line
-        for log in app.root.glob("*.log")
-        for line in log.read_text(errors="replace").splitlines()
-        if '"event": "job.started"' in line
-    ]
-    started = [m.group(1) for line in lines if (m := re.search(r'"job_id": (\d+)', line))]
+    started = _started_jobs(app)
     assert all(started.count(str(j.id)) == j.attempts for j in jobs), started
     metrics = httpx.get(f"{app.url}/metrics", timeout=10).text
     assert 'reprobot_jobs{kind="reproduce",state="done"} 20.0' in metrics
