@@ -271,13 +271,22 @@ def test_judge_verified() -> None:
     )
 
 
-def test_judge_never_calls_correct_on_weak_oracles_alone() -> None:
+def test_judge_calls_correct_only_when_a_test_checks_a_result() -> None:
     before = {"t::a[1]": "failed", "t::b": "failed"}
     after = {"t::a[1]": "passed", "t::b": "passed"}
     weak = judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "weak"})
-    assert not weak.correct and "only check a wrong value is gone" in weak.reason
+    assert not weak.correct
+    assert weak.reason == "the tests that go F->P only check that the reported wrong value is gone"
+    crash = judge(before, after, None, APPLIED, {"t::a": "crash", "t::b": "crash"})
+    assert not crash.correct
+    assert crash.reason == (
+        "the tests that go F->P only check that the reported error no longer occurs"
+    )
+    mixed = judge(before, after, None, APPLIED, {"t::a": "crash", "t::b": "weak"})
+    assert not mixed.correct and mixed.reason.endswith("the reported error or wrong value is gone")
     assert judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "expected"}).correct
-    assert judge(before, after, None, APPLIED, {"t::a": "weak"}).correct  # b: unknown
+    assert judge(before, after, None, APPLIED, {"t::a": "crash", "t::b": "expected"}).correct
+    assert judge(before, after, None, APPLIED, {"t::a": "crash"}).correct  # b: unknown
 
 
 def test_judge_rejects_a_candidate_that_breaks_a_guard_test() -> None:

@@ -303,6 +303,32 @@ def test_a_success_resting_only_on_weak_oracles_is_not_verified_and_says_why() -
     assert _verdict(before, after, oracles={}).status == "verified"
 
 
+def test_a_success_resting_only_on_tests_that_nothing_raises_is_not_verified() -> None:
+    crash = module_oracles("t.py", "def test_a():\n    median([])\n")["t.py::test_a"]
+    verdict = _verdict({"t.py::a": F}, {"t.py::a": P}, oracles={"t.py::a": crash})
+    assert verdict.status == "weak" and verdict.success is False
+    assert verdict.reasons == (
+        "the tests that go from fail to pass only check that the reported error no longer "
+        "occurs, not that the result is right",
+    )
+    report = _report([IssueVerdict(5, verdict)])
+    assert report.conclusion == "neutral"
+    assert report.title == (
+        "⚠️ Not verified: the tests of #5 only check that the reported error no longer occurs"
+    )
+    assert (
+        "### Issue #5: ⚠️ Not verified: the reproducing test passes with this change, but only "
+        "checks that the reported error no longer occurs" in report.comment
+    )
+    # With one that checks a wrong value is gone as well, the words name both.
+    before, after = {"t.py::a": F, "t.py::b": F}, {"t.py::a": P, "t.py::b": P}
+    both = _verdict(before, after, oracles={"t.py::a": crash, "t.py::b": WEAK_ORACLE})
+    assert both.short_of_a_result() == "the reported error or wrong value is gone"
+    # A test that checks the result makes it verified.
+    strong = module_oracles("t.py", STRONG_TEST)["t.py::test_a"]
+    assert _verdict(before, after, oracles={"t.py::a": crash, "t.py::b": strong}).success
+
+
 def test_a_test_drafted_at_the_pull_request_is_offered_to_its_author() -> None:
     drafted = (
         "diff --git a/tests/test_x.py b/tests/test_x.py\n--- /dev/null\n+++ b/tests/test_x.py\n"

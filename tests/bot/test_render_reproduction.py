@@ -168,4 +168,10 @@ def test_the_comment_says_what_the_test_checks() -> None:
         "**What it checks:** it checks only that a value is no longer the one reported "
         "`median([1, 2]) != 2`. A fix that gives another wrong value would pass it too" in body
     )
+    crash = module_oracles("t.py", "def test_a():\n    median([])\n")
+    body = _render(oracle=crash["t.py::test_a"])
+    assert (
+        "**What it checks:** it runs the code and checks only that nothing raises. A fix that "
+        "stops the error but gives a wrong result would pass it too" in body
+    )
     assert "What it checks" not in _render()

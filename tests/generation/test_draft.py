@@ -383,3 +383,18 @@ def test_a_code_block_and_a_value_stated_after_it_give_an_expected_draft(
     for words in ("It would be nice if this worked.", "It should be `2` or `3`."):
         vague = (CODE_EXPECTED_ISSUE[0], CODE_EXPECTED_ISSUE[1].split("Ideally")[0] + words)
         assert "issue-code-expected" not in by_method(draft(vague, snapshot))
+
+
+def test_a_value_stated_after_a_code_block_is_about_that_block_only(
+    snapshot: RepoSnapshot,
+) -> None:
+    later = "\n\nAs a corollary:\n\n```python\nfrom calc import mean\nprint(mean([1, 2, 4]))\n```\n"
+    two_blocks = (CODE_EXPECTED_ISSUE[0], CODE_EXPECTED_ISSUE[1] + later)
+    drafts = [d for d in draft(two_blocks, snapshot).drafts if d.method == "issue-code-expected"]
+    # `1.5` was said of `mean([1, 2])`: never asserted of the later block's `mean([1, 2, 4])`.
+    assert drafts == []
+    # Stated after the later block, it is about that one.
+    after = (CODE_EXPECTED_ISSUE[0], later + "\n" + CODE_EXPECTED_ISSUE[1])
+    (one,) = [d for d in draft(after, snapshot).drafts if d.method == "issue-code-expected"]
+    assert "assert result == pytest.approx(1.5)" in module_of(one)
+    assert "values = [1, 2]\n    result = mean(values)\n" in module_of(one)

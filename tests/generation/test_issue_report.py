@@ -417,6 +417,13 @@ def test_adversarial_input_is_parsed(body: str) -> None:
         ("It works as expected.", set()),
         ("I would expect this to work.", set()),
         ("It should be fast instead of slow.", set()),
+        # "should" with a verb that states no value, and suggestions, state nothing.
+        ("Elements should support `str` methods.", set()),
+        ("Maybe `sign(0)` should be `nan` as well.", set()),
+        ("Perhaps this would be `0`.", set()),
+        ("I'm not sure, but it should return `2`.", set()),
+        ("It should also return `2`.", {("`2`", None)}),
+        ("Calling it should raise `ValueError`.", {("`ValueError`", None)}),
     ],
 )
 def test_expected_values_in_the_usual_phrasings(

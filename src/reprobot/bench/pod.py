@@ -29,7 +29,7 @@ from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
 from reprobot.bench.swt import prediction_files
 from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
-from reprobot.validation.results.oracles import OracleKind
+from reprobot.validation.results.oracles import OracleKind, unchecked_result
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.results.verdict import broken_tests, is_success, transitions
 from reprobot.validation.sandbox.limits import RunLimits
@@ -257,6 +257,10 @@ class Call:
     transitions: dict[str, str]
 
 
+def _kind(value: str | None) -> OracleKind | None:
+    return OracleKind(value) if value in set(OracleKind) else None
+
+
 def judge(
     before: Mapping[str, str],
     after: Mapping[str, str],
@@ -266,7 +270,7 @@ def judge(
     guard_before: Mapping[str, str] | None = None,
 ) -> Call:
     """Verified (called correct) when at least one graded test goes F->P and none fails after,
-    (with ``oracles``, test id to oracle kind) not every F->P test has a weak oracle, and (with
+    (with ``oracles``, test id to oracle kind) some F->P test checks a result, and (with
     ``guard_before``, the guard's outcomes on R) no guard test that passes on R fails in the
     candidate's guard run (``result["guard_after"]``)."""
     if not result.get("candidate_applied"):
@@ -285,8 +289,8 @@ def judge(
     if is_success(graded_transitions):
         fixed = [k.split("[", 1)[0] for k, t in graded_transitions.items() if t.fail_to_pass]
         known = oracles or {}
-        if all(known.get(k) == OracleKind.WEAK.value for k in fixed):
-            return Call(False, "the tests that go F->P only check a wrong value is gone", kinds)
+        if short := unchecked_result([_kind(known.get(k)) for k in fixed]):
+            return Call(False, f"the tests that go F->P only check that {short}", kinds)
         broken = broken_tests(
             {k: Outcome(v) for k, v in (guard_before or {}).items()},
             {k: Outcome(v) for k, v in (result.get("guard_after") or {}).items()},

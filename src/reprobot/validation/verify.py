@@ -11,7 +11,12 @@ import docker
 from reprobot.progress import SILENT, Progress
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
-from reprobot.validation.results.oracles import Oracle, OracleKind, module_oracles, oracle_of
+from reprobot.validation.results.oracles import (
+    Oracle,
+    module_oracles,
+    oracle_of,
+    unchecked_result,
+)
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
@@ -29,8 +34,9 @@ from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.snapshot import RepoSnapshot
 
-# "weak": every test that goes from fail to pass only checks that a reported wrong value is gone
-# (see results/oracles.py), so a fix returning another wrong value would pass as well.
+# "weak": no test that goes from fail to pass checks a result: each only checks that the
+# reported error no longer occurs or that a reported wrong value is gone (see
+# results/oracles.py), so a fix giving another wrong result would pass as well.
 Status = Literal["verified", "weak", "not_verified", "inconclusive"]
 
 
@@ -59,6 +65,11 @@ class Verdict:
 
     def oracle(self, test_id: str) -> Oracle | None:
         return oracle_of(test_id, self.oracles)
+
+    def short_of_a_result(self) -> str | None:
+        """What its fail-to-pass tests check instead of a result, when none checks one
+        ("the reported error no longer occurs")."""
+        return _short_of_a_result(self.transitions, self.oracles)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -132,7 +143,7 @@ def grade(
     guard: GuardRuns | None = None,
 ) -> Verdict:
     """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
-    what it checks), a success whose fail-to-pass tests all have weak oracles is "weak"; with
+    what it checks), a success whose fail-to-pass tests check no result is "weak"; with
     ``guard``, an existing test that passes before the fix and fails with it makes a success
     "not_verified", whatever the reproducing tests say."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
@@ -152,11 +163,11 @@ def grade(
         reasons.append("the tests reported no outcome")
     elif not success:
         status = "not_verified"
-    elif _rests_on_weak_oracles(graded, oracles or {}):
+    elif short := _short_of_a_result(graded, oracles or {}):
         status = "weak"
         reasons.append(
-            "the tests that go from fail to pass only check that the reported wrong value is "
-            "gone, not that the result is right"
+            f"the tests that go from fail to pass only check that {short}, not that the result "
+            "is right"
         )
     else:
         status = "verified"
@@ -193,9 +204,12 @@ def grade(
     )
 
 
-def _rests_on_weak_oracles(graded: Mapping[str, Transition], oracles: Mapping[str, Oracle]) -> bool:
+def _short_of_a_result(
+    graded: Mapping[str, Transition], oracles: Mapping[str, Oracle]
+) -> str | None:
+    """What the fail-to-pass tests check instead of a result, when none checks one."""
     fixed = [oracle_of(t, oracles) for t, tr in graded.items() if tr.fail_to_pass]
-    return bool(fixed) and all(o is not None and o.kind is OracleKind.WEAK for o in fixed)
+    return unchecked_result([o.kind if o is not None else None for o in fixed])
 
 
 def verify(

@@ -240,10 +240,9 @@ def _title(issues: Sequence[IssueVerdict], conclusion: Conclusion) -> str:
         why = _headline(failed[0])[0].split(": ", 1)[-1]
         text = f"❌ Not verified for {_refs(having('not_verified'))}: {why}"
     elif having("weak"):
-        text = (
-            f"⚠️ Not verified: the tests of {_refs(having('weak'))} only check that the "
-            "reported wrong value is gone"
-        )
+        weak = next(i.verdict for i in issues if i.verdict and i.verdict.status == "weak")
+        short = weak.short_of_a_result() or "the reported problem is gone"
+        text = f"⚠️ Not verified: the tests of {_refs(having('weak'))} only check that {short}"
     elif having("inconclusive"):
         text = f"⚠️ Inconclusive: the tests of {_refs(having('inconclusive'))} gave no verdict"
     elif issues:

@@ -76,6 +76,12 @@ def _checks_line(oracle: Oracle) -> str:
             "makes it pass is not called verified. Stating the expected value in this issue "
             "lets Reprobot write a test that checks it."
         )
+    elif oracle.kind is OracleKind.CRASH:
+        line += (
+            " A fix that stops the error but gives a wrong result would pass it too, so a pull "
+            "request that makes it pass is not called verified. Stating the expected result in "
+            "this issue lets Reprobot write a test that checks it."
+        )
     return line
 
 

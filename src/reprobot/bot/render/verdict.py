@@ -30,9 +30,10 @@ def _headline(verdict: Verdict) -> str:
         return f"### ✅ Verified: {fixed} reproducing tests fail before this change, pass with it"
     if verdict.status == "weak":
         tests = "test passes" if fixed == 1 else f"{fixed} tests pass"
+        short = verdict.short_of_a_result() or "the reported problem is gone"
         return (
             f"### ⚠️ Not verified: the reproducing {tests} with this change, but only check"
-            f"{'s' if fixed == 1 else ''} that the reported wrong value is gone"
+            f"{'s' if fixed == 1 else ''} that {short}"
         )
     if verdict.status == "not_verified":
         failing = sum(1 for t in verdict.transitions.values() if t.fails_after)

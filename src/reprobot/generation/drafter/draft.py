@@ -52,6 +52,7 @@ from reprobot.generation.drafter.test_writer import (
 )
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
+from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
@@ -238,6 +239,7 @@ def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSou
             for e in issue.expectations
             if e.expected
             and e.actual is None
+            and _about_block(issue, e, program.last_block_line)
             and (value := e.expected.strip().strip("`").strip())
             and len(value) <= _MAX_SHOWN_CHARS
             and "\n" not in value
@@ -252,6 +254,24 @@ def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSou
     note = f"`{expression}` must give `{expected}`, as the issue expects"
     body = assert_expected(expression, expected, setup)
     return [TestSource("issue-code-expected", program.imports, body, note)]
+
+
+def _about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool:
+    """Whether a value stated with no call of its own is about the code block at body ``line``:
+    the nearest code block before the sentence, or the first after it when none comes before.
+    "```f = ...; trigsimp(f)``` Ideally, this would yield `sin(k)` ... ```g = ...```" is about
+    the first block, not the last. A sentence not found in the body (the title) says nothing
+    of its place."""
+    first = expectation.source.split("\n", 1)[0].strip()
+    at = issue.body.find(first) if line and first else -1
+    if at < 0:
+        return True
+    sentence = issue.body.count("\n", 0, at) + 1
+    lines = sorted(b.line for b in issue.code_blocks if b.is_python and not b.is_session)
+    before = [n for n in lines if n < sentence]
+    after = [n for n in lines if n > sentence]
+    nearest = before[-1] if before else (after[0] if after else line)
+    return nearest == line
 
 
 def _printed(statement: str) -> str | None:

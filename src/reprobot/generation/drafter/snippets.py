@@ -11,7 +11,7 @@ import ast
 import itertools
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 
@@ -50,6 +50,8 @@ class Program:
     origin: str  # "code" or "session"
     imports: tuple[str, ...]
     steps: tuple[Step, ...]
+    # The body line of the code block its last statement came from (0: not from a code block).
+    last_block_line: int = field(default=0, compare=False)
 
     @property
     def source(self) -> str:
@@ -145,19 +147,21 @@ def _is_main_guard(node: ast.stmt) -> bool:
     )
 
 
-def _program(origin: str, sources: list[str]) -> Program | None:
+def _program(blocks: list[CodeBlock]) -> Program | None:
     imports: list[str] = []
     steps: list[Step] = []
-    for text in sources:
-        fixed = repair(text)
+    last_line = 0
+    for block in blocks:
+        fixed = repair(block.text)
         if fixed is None:
             continue
         block_imports, body = split_statements(fixed)
         imports.extend(block_imports)
         steps.extend(Step(s) for s in body)
+        last_line = block.line if body else last_line
     if not steps:
         return None
-    return Program(origin, tuple(dict.fromkeys(imports)), tuple(steps))
+    return Program("code", tuple(dict.fromkeys(imports)), tuple(steps), last_line)
 
 
 def _code_blocks(issue: IssueReport) -> list[CodeBlock]:
@@ -180,11 +184,11 @@ def code_programs(issue: IssueReport) -> list[Program]:
         before = [b for b in blocks if b.line < traceback_lines[0]]
         blocks = before or blocks
     programs: list[Program] = []
-    whole = _program("code", [b.text for b in blocks])
+    whole = _program(blocks)
     if whole is not None:
         programs.append(whole)
     if len(blocks) > 1:
-        last = _program("code", [blocks[-1].text])
+        last = _program(blocks[-1:])
         if last is not None and last != whole:
             programs.append(last)
     return programs

@@ -80,6 +80,14 @@ _FILLERS = frozenset(
     {"it", "this", "that", "instead", "actually", "the", "result", "output", "value", "i", "we"}
     | {"they", "currently", "it's", "its", "still", "just", "one", "to", "see", "get", "be"}
 )
+# Verbs after "should" that state a value or an outcome: "should be `2.5`", "should raise
+# `ValueError`"; "should support `str` methods" names no value.
+_SHOULD_VERBS = frozenset(
+    {"be", "return", "give", "yield", "print", "output", "produce", "evaluate", "equal", "show"}
+    | {"display", "render", "raise", "throw", "become", "simplify", "result", "read", "contain"}
+)
+# A suggestion is no statement of the expected behaviour: "Maybe `sign(0)` should be `nan`".
+_HEDGE = re.compile(r"\b(?:maybe|perhaps|possibly|arguably|not sure|wonder(?:ing)?)\b")
 _ADVERBS = frozenset({"also", "still", "always", "just", "rather", "only", "instead", "actually"})
 _ING = frozenset(
     {"returning", "raising", "giving", "printing", "being", "producing", "showing", "yielding"}
@@ -243,14 +251,14 @@ def _inline(line: str) -> Iterator[Expectation]:
             actual = _after_verb(line[but + 5 : stop])
             if _sane(expected, actual):
                 yield Expectation(expected, actual, line[begin:stop].strip())
-        elif _starts(low, at):
+        elif _starts(low, at) and _states_value(low, begin, at):
             # "should be 2.5 instead of 3", "should return `2.5`."
             yield from _stated(line, low, at + 7, begin, stop)
         at = low.find("should ", at + 7)
     for match in _WOULD.finditer(low):
         # "this would yield `sin(k)`", "ought to be `0`": a value stated for the example.
-        if _starts(low, match.start()):
-            begin, stop = _clause(line, match.start(), match.end())
+        begin, stop = _clause(line, match.start(), match.end())
+        if _starts(low, match.start()) and not _HEDGE.search(low, begin, match.start()):
             yield from _stated(line, low, match.end(), begin, stop)
     at = low.find("expect")
     while at >= 0:
@@ -275,6 +283,13 @@ def _inline(line: str) -> Iterator[Expectation]:
             # "Expected 2.5 instead of 3.", "I expected `2.5`."
             yield from _stated(line, low, past, begin, stop, to_be=True)
         at = low.find("expect", past)
+
+
+def _states_value(low: str, begin: int, should: int) -> bool:
+    """Whether "should ..." at ``should`` (its clause from ``begin``) states a value: a verb of
+    value or outcome follows, and the clause is no suggestion ("maybe it should be ...")."""
+    words = _drop_words(low[should + 7 : should + 60].strip(" ,"), _ADVERBS, 2).split(" ", 1)
+    return words[0] in _SHOULD_VERBS and not _HEDGE.search(low, begin, should)
 
 
 def _value_like(text: str) -> bool:

@@ -12,12 +12,17 @@ first:
 
 A test counts as its strongest assertion. Parsing never runs the code; a source that does not
 parse, or nests too deep, gives no oracle for its tests.
+
+Only ``expected`` checks a result: a fix whose fail-to-pass tests are all ``crash`` or ``weak``
+is not called verified (``unchecked_result`` says what they check instead). Judged against the
+labelled fix candidates of the dev set, fixes that tests of those kinds let through were more
+often wrong than right.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -55,6 +60,25 @@ _WORDS = {
     OracleKind.CRASH: "runs the code and checks only that nothing raises",
     OracleKind.WEAK: "checks only that a value is no longer the one reported",
 }
+
+
+# What tests of a kind check instead of a result, for "the tests only check that ...".
+_SHORT_OF_A_RESULT = {
+    OracleKind.CRASH: "the reported error no longer occurs",
+    OracleKind.WEAK: "the reported wrong value is gone",
+}
+
+
+def unchecked_result(kinds: Collection[OracleKind | None]) -> str | None:
+    """What the fail-to-pass tests of these oracle kinds check instead of a result, when none
+    of them checks one; None when one does, or when a test's oracle is unknown (it may)."""
+    if not kinds or any(k is None or k is OracleKind.EXPECTED for k in kinds):
+        return None
+    if all(k is OracleKind.WEAK for k in kinds):
+        return _SHORT_OF_A_RESULT[OracleKind.WEAK]
+    if all(k is OracleKind.CRASH for k in kinds):
+        return _SHORT_OF_A_RESULT[OracleKind.CRASH]
+    return "the reported error or wrong value is gone"
 
 
 def _called_name(node: ast.AST) -> str | None:
