@@ -265,6 +265,28 @@ def test_cli_case_names_the_file_after_the_output_when_the_command_does_not(
     assert case.files == {"mod.py": "import os\n"}
 
 
+def test_cli_case_a_directory_tree_and_another_commands_output_are_not_the_right_output(
+    layout: TestLayout,
+) -> None:
+    body = (
+        "Given\n\n```\n.\n|-- pkg\n|   |-- a.py\n|   `-- b.py\n`-- r.py\n```\n\n"
+        + "```\n$ lintr --version\nlintr 0.4.0\n```\n\n"
+        + FILE_BLOCK
+        + "\nRunning `lintr check example.py` fails:\n\n"
+        + "```\nexample.py:1:11: U100 unused argument 'name'\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.args == ("check", "example.py")
+    assert case.absent == ("example.py:1:11: U100 unused argument 'name'",)
+    # Neither the tree nor the version line is what `lintr check` should print.
+    assert case.present == ()
+    # A tree drawn with box characters is no output either.
+    tree = "```\n.\n├── example.py\n└── b.py\n```\n"
+    boxes = FILE_BLOCK + "\nRunning `lintr check example.py` in\n\n" + tree
+    assert cli_case(parse_issue("t", boxes), layout, MANIFESTS) is None
+
+
 def test_cli_case_none_without_a_project_command_output_or_file(layout: TestLayout) -> None:
     other_tool = (
         FILE_BLOCK + "\n```console\n$ flake8 example.py\nexample.py:1:1: F401 unused\n```\n"

@@ -36,6 +36,8 @@ _FILE_LABEL = re.compile(
 _CONFIG_NAME = re.compile(r"^(?:\.[\w-]+rc|[\w.-]+\.(?:cfg|ini|toml|txt|ya?ml|json|rc|py))$")
 _SCRIPT = re.compile(r"^\s*(?P<name>[\w.-]+)\s*=\s*['\"]?(?P<target>[\w.]+:[\w.]+)['\"]?\s*,?\s*$")
 _PY_NAME = re.compile(r"(?<![\w/.-])(?P<name>[\w-]+\.py)\b")
+# A line of a directory tree as `tree` draws it, ASCII or not: "|   `-- b.py", "└── a.py".
+_TREE_LINE = re.compile(r"^\s*(?:[|│]\s*)*(?:[|`+]--|[├└]──)")
 _MAX_OUTPUT_LINES = 6
 _GENERIC = re.compile(
     r"^(?:=+.*=+|-+|platform |rootdir|cachedir|plugins:|collected |collecting|Ran \d|OK$|\s*$)"
@@ -154,13 +156,14 @@ def cli_case(
     crash = _crash_case(issue, tools, commands)
     if crash is not None:
         return crash
-    outputs = [b for b in issue.code_blocks if b.is_output and not b.is_traceback]
-    picked = _bad_and_good(issue, outputs) if outputs else None
+    outputs = [
+        b for b in issue.code_blocks if b.is_output and not b.is_traceback and not _is_listing(b)
+    ]
+    picked = _bad_and_good(issue, outputs, commands) if outputs else None
     if picked is None:
         return None
     bad, good = picked
-    before = [c for c in commands if c[0] <= bad.line + bad.text.count("\n")]
-    _, command = (before or commands)[-1]
+    command = _command_of(bad, commands) or commands[-1][1]
     try:
         words = shlex.split(command)
     except ValueError:
@@ -200,11 +203,25 @@ def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
     return None
 
 
+def _is_listing(block: CodeBlock) -> bool:
+    """A directory tree (``|-- a.py``, ``└── b.py``): the layout of the files, no output."""
+    lines = [line for line in block.text.split("\n") if line.strip()]
+    tree = sum(1 for line in lines if _TREE_LINE.match(line))
+    return tree > 0 and 2 * tree >= len(lines) - 1
+
+
+def _command_of(block: CodeBlock, commands: list[tuple[int, str]]) -> str | None:
+    """The last command shown before the end of ``block``: the one whose output it is."""
+    before = [c for c in commands if c[0] <= block.line + block.text.count("\n")]
+    return before[-1][1] if before else None
+
+
 def _bad_and_good(
-    issue: IssueReport, outputs: list[CodeBlock]
+    issue: IssueReport, outputs: list[CodeBlock], commands: list[tuple[int, str]]
 ) -> tuple[CodeBlock, CodeBlock | None] | None:
     """The output the issue reports as wrong and, when it shows one, the right output: by their
-    labels, else the last block is the wrong one and the one before it the right one."""
+    labels, else the last block is the wrong one and an earlier output of the same command the
+    right one (``pylint --version``'s output says nothing of what ``pylint a`` should print)."""
     labels = [output_label(issue, block) for block in outputs]
     bad_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "bad"]
     unlabelled = [b for b, label in zip(outputs, labels, strict=True) if label is None]
@@ -212,8 +229,11 @@ def _bad_and_good(
     if not bad_ones and not unlabelled:
         return None
     bad = (bad_ones or unlabelled)[-1]
+    command = _command_of(bad, commands)
     others = [b for b in good_ones if b is not bad] or [
-        b for b in outputs[: outputs.index(bad)] if b not in bad_ones
+        b
+        for b in outputs[: outputs.index(bad)]
+        if b not in bad_ones and _command_of(b, commands) == command
     ]
     return bad, (others[-1] if others else None)
 
