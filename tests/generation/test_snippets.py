@@ -365,6 +365,14 @@ def test_shown_value_step_marked_statement_needs_a_value() -> None:
 # --- stated_returns ------------------------------------------------------------------------------
 
 
+def test_stated_returns_reads_a_title_that_says_what_a_call_should_give() -> None:
+    assert stated_returns(parse_issue("median([1, 2]) should be 1.5.", "")) == [
+        ("median([1, 2])", "1.5")
+    ]
+    assert stated_returns(parse_issue("f(x) should return None", "")) == []
+    assert stated_returns(parse_issue("parse() should be faster", "")) == []
+
+
 def test_stated_returns_reads_expected_calls_and_values() -> None:
     body = (
         "I expected `half_up(2.5)` to return `3`, and `half_up(0.5)` should be `1`.\n"
@@ -412,6 +420,14 @@ def test_stated_returns_ignores_lines_that_state_no_call(line: str) -> None:
         ("Matrix.col_insert() is wrong", "", []),
         ("f(x) is broken", "", []),
         ("Bug in foo", "", []),
+        # A title saying what the call should give instead: a bare name is a value only there.
+        (
+            "bell(n).limit(n, oo) should be oo rather than bell(oo)",
+            "",
+            [("bell(n).limit(n, oo)", "bell(oo)", "oo")],
+        ),
+        ("f(x) should be 0 instead of 0.75", "", [("f(x)", "0.75", "0")]),
+        ("f(x) should be fast rather than slow", "", []),
     ],
 )
 def test_stated_outcomes(title: str, body: str, found: list[tuple[str, str, str | None]]) -> None:

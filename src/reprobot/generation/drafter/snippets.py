@@ -272,6 +272,9 @@ def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
     """(call, value) pairs the issue states as expected: "I expected `f(x)` to return `5`",
     "`f(x)` should be `5`". Both must be code spans; the call must parse as an expression."""
     found: list[tuple[str, str]] = []
+    in_title = title_should_give(issue)
+    if in_title is not None and in_title[2] is None:
+        found.append(in_title[:2])
     for line in issue.body.split("\n"):
         spans = list(_SPAN.finditer(line))
         for left, right in itertools.pairwise(spans):
@@ -299,6 +302,14 @@ _STATED_OUTCOME = re.compile(
 )
 
 
+# A title that says what a call should give: "bell(n).limit(n, oo) should be oo rather than
+# bell(oo)", "f(x) should return 2".
+_SHOULD_GIVE = re.compile(
+    r"^\s*`?(?P<call>[^`]+?)`?\s+should\s+(?:be|return|give|yield|equal|evaluate\s+to)\s+"
+    r"`?(?P<expected>[^`]+?)`?(?:\s*,?\s+(?:instead\s+of|rather\s+than|not)\s+"
+    r"`?(?P<value>[^`]+?)`?)?\s*[.!]?\s*$",
+    re.I,
+)
 _STATED_IN_PROSE = re.compile(
     rf"`(?P<call>[^`]+)`\s+{_OUTCOME_VERBS}\s+`(?P<value>[^`]+)`"
     r"(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be)\s+`(?P<expected>[^`]+)`)?",
@@ -322,11 +333,35 @@ def _is_value(text: str) -> bool:
     return bool(text) and len(text) <= 200 and not text.replace("_", "").isalpha()
 
 
+def _is_name(text: str) -> bool:
+    return text.isidentifier() and len(text) <= 40
+
+
+def title_should_give(issue: IssueReport) -> tuple[str, str, str | None] | None:
+    """(call, expected, wrong value or None) of a title "<call> should be <value> [rather than
+    <value>]". The expected value may be a bare name (``oo``, ``None``) only when the title
+    also names the wrong value as code: "should be fast" is no value."""
+    match = _SHOULD_GIVE.match(issue.title)
+    if not match:
+        return None
+    call, expected = match.group("call").strip(), match.group("expected").strip()
+    value = (match.group("value") or "").strip() or None
+    if not _is_call(call) or (value is not None and not _is_value(value)):
+        return None
+    if _is_value(expected) or (value is not None and _is_name(expected)):
+        return call, expected, value
+    return None
+
+
 def stated_outcomes(issue: IssueReport) -> list[tuple[str, str, str | None]]:
     """(call, value, expected or None) where the issue states what a call gives: the title
     "median([7, 8, 9, 10]) is 9", a line "`f(x)` returns `3` instead of `2.5`". The call must
     parse as a call (or an operation) and the value as an expression that is not a bare word."""
     found: list[tuple[str, str, str | None]] = []
+    found_in_title = title_should_give(issue)
+    if found_in_title is not None and found_in_title[2] is not None:
+        call, expected, value = found_in_title
+        found.append((call, value, expected))
     lines = [issue.title, *(line for line in issue.body.split("\n") if line.count("`") >= 4)]
     for k, line in enumerate(lines[:500]):
         if len(line) > 300:
