@@ -358,10 +358,9 @@ def stated_outcomes(issue: IssueReport) -> list[tuple[str, str, str | None]]:
     "median([7, 8, 9, 10]) is 9", a line "`f(x)` returns `3` instead of `2.5`". The call must
     parse as a call (or an operation) and the value as an expression that is not a bare word."""
     found: list[tuple[str, str, str | None]] = []
-    found_in_title = title_should_give(issue)
-    if found_in_title is not None and found_in_title[2] is not None:
-        call, expected, value = found_in_title
-        found.append((call, value, expected))
+    in_title = title_should_give(issue)
+    if in_title is not None and in_title[2] is not None:
+        found.append((in_title[0], in_title[2], in_title[1]))
     lines = [issue.title, *(line for line in issue.body.split("\n") if line.count("`") >= 4)]
     for k, line in enumerate(lines[:500]):
         if len(line) > 300:
