@@ -245,6 +245,20 @@ def test_a_session_with_a_wrong_value(repo: Path, snapshot: RepoSnapshot) -> Non
         assert_applies(repo, d)
 
 
+def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_one(
+    snapshot: RepoSnapshot,
+) -> None:
+    session = "```pycon\n>>> from calc import mean\n>>> mean([2, 2])\n2\n>>> mean([1, 2])\n1\n```\n"
+    out = draft(("Wrong result of mean", session), snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-value"
+    assert out.wrong_values == ("1",)
+    text = module_of(d)
+    assert "result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
+    # A title about a wrong error message says nothing of the values shown.
+    assert draft(("Wrong error message from mean", session), snapshot).drafts == ()
+
+
 def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(STATED_ISSUE, snapshot)
     (d,) = out.drafts

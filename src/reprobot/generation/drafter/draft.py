@@ -310,6 +310,14 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     return [TestSource("issue-session-raises-like", program.imports, body, note)]
 
 
+# A title that calls a result wrong, not an error message or a warning about it ("Wrong
+# error message", "incorrect warning" are about raising, not about a value).
+_WRONG_TITLE = re.compile(
+    r"\b(?:wrong|incorrect|erroneous)\b(?!\s+(?:error|exception|warning|message|type\s?error))",
+    re.I,
+)
+
+
 def _squash(text: str) -> str:
     return "".join(text.split())
 
@@ -320,6 +328,9 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     differs from it. A session printing a value is otherwise just a session."""
     step = program.steps[index]
     if step.marked:
+        return True
+    # "Wrong result with apart": the value the session shows last is the one called wrong.
+    if _WRONG_TITLE.search(issue.title) and index == shown_value_step(program):
         return True
     output = _squash(step.output)
     for expectation in issue.expectations:
