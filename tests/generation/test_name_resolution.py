@@ -310,3 +310,24 @@ def test_names_a_package_brings_in_through_star_imports_resolve_to_the_package()
     # Without the walk the same names resolve (read from the tree on the spot).
     assert resolve_names(["Eq"], layout, sources, ()).statements == ("from symb import Eq",)
     assert package_exports("symb", layout, sources, depth=0).keys() == set()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        SystemError("AST constructor recursion depth mismatch (before=54, after=53)"),
+        RecursionError("maximum recursion depth exceeded during ast construction"),
+        MemoryError(),
+        ValueError("source code string cannot contain null bytes"),
+    ],
+)
+def test_a_module_the_parser_cannot_read_binds_nothing(
+    monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    # CPython 3.11 raises SystemError, not RecursionError, on some deeply nested files (met in
+    # one of sympy's): the interpreter's own failure, so the parser itself is made to fail.
+    def unreadable(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr("ast.parse", unreadable)
+    assert module_bindings("x = 1\n") == {}

@@ -32,6 +32,7 @@ from typing import Any
 from reprobot.validation.results.testrun import FileCoverage, Outcome
 from reprobot.validation.results.verdict import change_coverage, changed_lines, executable_lines
 from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.python_text import UNPARSABLE
 
 F2P, P2P, P2F, F2F = "F->P", "P->P", "P->F", "F->F"
 
@@ -138,7 +139,7 @@ def _module_level(source: str | None) -> list[str] | None:
         return []
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return None
     out: list[str] = []
 
@@ -161,7 +162,7 @@ def _functions(source: str | None) -> dict[str, str]:
         return {}
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return {}
     found: dict[str, str] = {}
 

@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.source.python_text import UNPARSABLE
 
 _BARE_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<param>\[.*\])?$")
 _NODE_ID = re.compile(r"^(?P<path>[^\s:\[\]]+\.py)::(?P<rest>\S.*)$")
@@ -29,7 +30,7 @@ def defined_tests(source: str) -> list[str]:
     module that does not parse yields its top-level ``def`` names read line by line."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return re.findall(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)", source, re.M)
     found: list[str] = []
 

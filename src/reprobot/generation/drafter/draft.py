@@ -63,6 +63,7 @@ from reprobot.generation.repo.test_layout import (
     related_test_files,
 )
 from reprobot.generation.repo.tree_reader import read_python_files
+from reprobot.validation.source.python_text import UNPARSABLE
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 _RESOLVE_ROUNDS = 3
@@ -278,7 +279,7 @@ def _printed(statement: str) -> str | None:
     """``x`` of a statement ``print(x)`` (one argument, no keywords), else None."""
     try:
         node = ast.parse(statement.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
+    except UNPARSABLE:
         return None
     if (
         isinstance(node, ast.Call)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reprobot.generation.repo.test_layout import TestLayout
+from reprobot.validation.source.python_text import UNPARSABLE
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
 _ALIAS_IMPORT = re.compile(
@@ -104,7 +105,7 @@ def undefined_names(source: str, provided: Sequence[str] = ()) -> list[str]:
     """Names ``source`` loads but never binds, builtins and ``provided`` aside, in order of use."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return []
     names = _Names()
     names.visit(tree)
@@ -116,7 +117,7 @@ def called_names(source: str) -> set[str]:
     """Names ``source`` calls (``f(...)``): a module of that name is not what it means."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return set()
     return {
         node.func.id
@@ -129,7 +130,7 @@ def module_bindings(source: str) -> dict[str, ast.stmt]:
     """Top-level names a module binds, each with the statement that binds it."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except UNPARSABLE:
         return {}
     out: dict[str, ast.stmt] = {}
     for node in tree.body:
@@ -182,7 +183,7 @@ def package_exports(
         return out
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    except UNPARSABLE:
         return out
     is_package = bool(path and path.endswith("__init__.py"))
     for node in tree.body:

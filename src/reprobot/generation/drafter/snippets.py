@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
+from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
 
 _MAX_REPAIRS = 12
 _MAX_SOURCE_CHARS = 20_000
@@ -38,7 +39,7 @@ class Step:
     def is_expression(self) -> bool:
         try:
             ast.parse(self.source, mode="eval")
-        except SyntaxError:
+        except UNPARSABLE:
             return False
         return True
 
@@ -67,6 +68,8 @@ def repair(text: str) -> str | None:
         source = "\n".join(lines).strip("\n")
         try:
             ast.parse(source)
+        except UNREADABLE:
+            return None
         except SyntaxError as exc:
             index = (exc.lineno or 0) - 1 + _leading_blank(lines)
             if not 0 <= index < len(lines) or lines[index].lstrip().startswith("#"):
@@ -320,7 +323,7 @@ _STATED_IN_PROSE = re.compile(
 def _is_call(text: str) -> bool:
     try:
         tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except UNPARSABLE:
         return False
     return isinstance(tree.body, ast.Call | ast.Subscript | ast.Attribute | ast.BinOp)
 
@@ -328,7 +331,7 @@ def _is_call(text: str) -> bool:
 def _is_value(text: str) -> bool:
     try:
         ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except UNPARSABLE:
         return False
     return bool(text) and len(text) <= 200 and not text.replace("_", "").isalpha()
 

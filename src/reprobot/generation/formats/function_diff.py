@@ -36,6 +36,7 @@ from reprobot.generation.formats.function_placement import (
     edit_file,
     normalise_newlines,
 )
+from reprobot.validation.source.python_text import UNREADABLE
 
 __all__ = [
     "FORMAT_HINT",
@@ -222,6 +223,10 @@ def check_python(path: str, text: str) -> None:
     """Raise DiffFormatError quoting the offending line when ``text`` does not parse."""
     try:
         ast.parse(text)
+    except UNREADABLE as exc:
+        raise DiffFormatError(
+            f"the result is not valid Python: {path} cannot be read ({type(exc).__name__})"
+        ) from None
     except SyntaxError as exc:
         where = f"SyntaxError at line {exc.lineno} of {path}: {exc.msg}"
         source = normalise_newlines(text).split("\n")

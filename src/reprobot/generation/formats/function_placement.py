@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reprobot.generation.errors import DiffFormatError
+from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
 
 Mode = Literal["rewrite", "insert"]
 
@@ -82,7 +83,7 @@ def _first_definition(code: str) -> tuple[str, bool, bool] | None:
     """(name, is a class, looks like a method) of the first definition in ``code``."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except UNPARSABLE:
         match = re.search(r"^\s*(async\s+def|def|class)\s+(\w+)\s*\(?\s*(\w*)", code, re.M)
         if not match:
             return None
@@ -239,7 +240,7 @@ def _split_imports(code_lines: list[str], tree: ast.Module | None) -> tuple[list
     imports). ``__future__`` imports are dropped: they are only legal at the top of a file."""
     try:
         code_tree = ast.parse("\n".join(code_lines))
-    except SyntaxError:
+    except UNPARSABLE:
         return [], code_lines
     have = _module_imports(tree)
     new: list[str] = []
@@ -298,6 +299,8 @@ def _parse_or_none(text: str) -> tuple[ast.Module | None, SyntaxError | None]:
         return ast.parse(text), None
     except SyntaxError as exc:
         return None, exc
+    except UNREADABLE as exc:
+        return None, SyntaxError(f"cannot be read ({type(exc).__name__})")
 
 
 def edit_file(path: str, before: str | None, edits: Sequence[FunctionEdit]) -> str:

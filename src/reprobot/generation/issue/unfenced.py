@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import re
 
+from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
+
 PY_SIGNAL = re.compile(
     r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.]+|(?:async[ \t]+)?def[ \t]+\w+"
     r"[ \t]*\(|class[ \t]+\w+[ \t]*[(:]|@[\w.]+[ \t]*(?:\(|$)|if[ \t]+__name__[ \t]*==)",
@@ -37,7 +39,7 @@ def parses_as_code(text: str) -> bool:
     values and annotations without a value do not count."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except UNPARSABLE:
         return False
     for node in tree.body:
         if isinstance(node, ast.Expr) and not isinstance(node.value, (ast.Call, ast.Await)):
@@ -60,7 +62,7 @@ def _parses(text: str) -> SyntaxError | None:
         ast.parse(text)
     except SyntaxError as exc:
         return exc
-    except (ValueError, RecursionError, MemoryError):
+    except UNREADABLE:
         return SyntaxError("unreadable")
     return None
 

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from rank_bm25 import BM25Okapi
 
 from reprobot.generation.repo.tree_reader import read_python_files
+from reprobot.validation.source.python_text import UNPARSABLE
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 WINDOW_LINES = 80
@@ -137,7 +138,7 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
         return []
     try:
         spans = _spans(ast.parse(text).body)
-    except (SyntaxError, ValueError):
+    except UNPARSABLE:
         spans = _windows(1, len(lines))
     test = is_test_path(path)
     chunks = []

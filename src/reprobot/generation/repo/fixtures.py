@@ -12,6 +12,8 @@ import ast
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
+from reprobot.validation.source.python_text import UNPARSABLE
+
 _FIXTURE_DECORATORS = frozenset({"fixture", "yield_fixture"})
 
 
@@ -33,7 +35,7 @@ def fixture_names(source: str) -> set[str]:
     ``pytest.fixture`` (bare, called, or imported as ``fixture``), under their ``name=``."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    except UNPARSABLE:
         return set()
     out: set[str] = set()
     for node in tree.body:

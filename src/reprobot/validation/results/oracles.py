@@ -26,6 +26,8 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from reprobot.validation.source.python_text import UNPARSABLE
+
 
 class OracleKind(StrEnum):
     EXPECTED = "expected"
@@ -169,7 +171,7 @@ def module_oracles(path: str, source: str) -> dict[str, Oracle]:
         return {}
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except UNPARSABLE:
         return {}
     out: dict[str, Oracle] = {}
     try:
