@@ -373,6 +373,13 @@ def test_stated_returns_reads_a_title_that_says_what_a_call_should_give() -> Non
     assert stated_returns(parse_issue("parse() should be faster", "")) == []
 
 
+def test_stated_returns_leaves_out_suggestions() -> None:
+    body = "We have `f(0)` giving `0`. Maybe `f(0)` should be `nan` as well.\n"
+    assert stated_returns(parse_issue("t", body)) == []
+    body = "I'm sure of it. `f(0)` should be `nan`, as `0 / abs(0)` is.\n"
+    assert stated_returns(parse_issue("t", body)) == [("f(0)", "nan")]
+
+
 def test_stated_returns_reads_expected_calls_and_values() -> None:
     body = (
         "I expected `half_up(2.5)` to return `3`, and `half_up(0.5)` should be `1`.\n"

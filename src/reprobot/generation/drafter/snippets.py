@@ -13,6 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
 
@@ -285,6 +286,10 @@ def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
             if not _RETURN_VERBS.search(between) or len(between) > 40:
                 continue
             call, value = left.group(1).strip(), right.group(1).strip()
+            # The sentence up to the value: "Maybe `sign(0)` should be `nan`" suggests.
+            sentence = re.split(r"[.!?]\s", line[: right.start()])[-1]
+            if hedged(sentence):
+                continue
             if "(" in call and Step(call).is_expression and value and len(value) <= 200:
                 found.append((call, value))
     return found

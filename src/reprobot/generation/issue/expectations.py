@@ -285,6 +285,12 @@ def _inline(line: str) -> Iterator[Expectation]:
         at = low.find("expect", past)
 
 
+def hedged(clause: str) -> bool:
+    """Whether a clause is a suggestion ("maybe", "perhaps", "I'm not sure"), not a statement of
+    the behaviour expected."""
+    return _HEDGE.search(clause.lower()) is not None
+
+
 def _states_value(low: str, begin: int, should: int) -> bool:
     """Whether "should ..." at ``should`` (its clause from ``begin``) states a value: a verb of
     value or outcome follows, and the clause is no suggestion ("maybe it should be ...")."""
