@@ -13,6 +13,7 @@ from reprobot.generation.drafter.command_line import (
     cli_case,
     cli_test_body,
     console_scripts,
+    listed_files,
     loose_pattern,
     project_tools,
 )
@@ -285,6 +286,44 @@ def test_cli_case_a_directory_tree_and_another_commands_output_are_not_the_right
     tree = "```\n.\n├── example.py\n└── b.py\n```\n"
     boxes = FILE_BLOCK + "\nRunning `lintr check example.py` in\n\n" + tree
     assert cli_case(parse_issue("t", boxes), layout, MANIFESTS) is None
+
+
+@pytest.mark.parametrize(
+    ("tree", "files"),
+    [
+        (".\n`-- pkg/\n    |-- a.py\n    `-- b.py\n", ["pkg/a.py", "pkg/b.py"]),
+        (".\n|-- pkg\n|   |-- a.py\n|   `-- b.py\n`-- r.py\n", ["pkg/a.py", "pkg/b.py", "r.py"]),
+        (".\n├── pkg\n│   └── a.py\n└── setup.cfg\n", ["pkg/a.py", "setup.cfg"]),
+        # Dashes for depth, comments after the names, a directory never entered left out.
+        (
+            "root/\n|--src/\n|----project/ # no __init__.py\n|------file.py # may be empty\n"
+            "|----__init__.py\n|--docs\n",
+            ["root/src/project/file.py", "root/src/__init__.py"],
+        ),
+        # Nothing that climbs out of the project.
+        (".\n|-- ../evil.py\n`-- ok.py\n", ["ok.py"]),
+    ],
+)
+def test_listed_files_reads_directory_trees(tree: str, files: list[str]) -> None:
+    (block,) = parse_issue("t", f"```\n{tree}```\n").code_blocks
+    assert listed_files(block) == files
+
+
+def test_cli_case_creates_the_files_a_tree_shows(layout: TestLayout) -> None:
+    body = (
+        "Given (all files empty):\n\n```\nroot_dir/\n|--src/\n|----project/\n"
+        "|------file.py\n|----__init__.py\n```\n\nRunning `lintr check src/project` fails:\n\n"
+        "```\nsrc\\project\\__init__.py:1:0: F0010: Unable to load file\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    # The tree is drawn from the directory the command runs in, which the command never names.
+    assert case.files == {"src/project/file.py": "", "src/__init__.py": ""}
+    _, test = cli_test_body(case)
+    assert "(tmp_path / 'src/project/file.py').parent.mkdir(parents=True, exist_ok=True)" in test
+    # A Windows path in the output matches the same file printed with slashes.
+    (pattern,) = [loose_pattern(line) for line in case.absent]
+    assert re.search(pattern, "src/project/__init__.py:1:0: F0010: Unable to load file")
 
 
 def test_cli_case_none_without_a_project_command_output_or_file(layout: TestLayout) -> None:

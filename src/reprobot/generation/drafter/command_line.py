@@ -38,6 +38,9 @@ _SCRIPT = re.compile(r"^\s*(?P<name>[\w.-]+)\s*=\s*['\"]?(?P<target>[\w.]+:[\w.]
 _PY_NAME = re.compile(r"(?<![\w/.-])(?P<name>[\w-]+\.py)\b")
 # A line of a directory tree as `tree` draws it, ASCII or not: "|   `-- b.py", "└── a.py".
 _TREE_LINE = re.compile(r"^\s*(?:[|│]\s*)*(?:[|`+]--|[├└]──)")
+_DRAWING = " \t|│├└─-`+"
+_PATH_PART = re.compile(r"[\w.-]{1,100}")
+_MAX_LISTED_FILES = 50
 _MAX_OUTPUT_LINES = 6
 _GENERIC = re.compile(
     r"^(?:=+.*=+|-+|platform |rootdir|cachedir|plugins:|collected |collecting|Ran \d|OK$|\s*$)"
@@ -137,9 +140,11 @@ def loose_pattern(line: str) -> str:
             out.append(r"\d+")
         elif part.isspace():
             out.append(r"\s+")
-        elif "/" in part:
-            # Paths print relative to wherever the command ran: any prefix, same file name.
-            out.append(r"(?:\S*/)?" + re.escape(part.rpartition("/")[2]))
+        elif "/" in part or "\\" in part:
+            # Paths print relative to wherever the command ran, with the separator of the
+            # reporter's system: any prefix, same file name.
+            name = re.split(r"[/\\]", part)[-1]
+            out.append(r"(?:\S*[/\\])?" + re.escape(name))
         else:
             out.append(re.escape(part))
     return "".join(out)
@@ -203,6 +208,35 @@ def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
     return None
 
 
+def listed_files(block: CodeBlock) -> list[str]:
+    """The files a directory tree draws, as paths from the project's root: ``|-- a/`` then
+    ``|   |-- a.py`` is ``a/a.py``. Depth is the column where a name starts, so ASCII, box and
+    dash-only (``|----project/``) drawings read alike; a name
+    without an extension and no entries under it is left out (a directory or a mistake)."""
+    if not _is_listing(block):
+        return []
+    rows: list[tuple[int, str]] = []
+    for line in block.text.split("\n"):
+        text = line.split("#", 1)[0].rstrip()
+        name = text.lstrip(_DRAWING)
+        if name and name != ".":
+            rows.append((len(text) - len(name), name.split()[0]))
+    files: list[str] = []
+    stack: list[tuple[int, str]] = []
+    for k, (column, name) in enumerate(rows):
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        has_entries = k + 1 < len(rows) and rows[k + 1][0] > column
+        parts = [*(n for _, n in stack), name.rstrip("/")]
+        if not all(_PATH_PART.fullmatch(part) and part not in (".", "..") for part in parts):
+            continue
+        if name.endswith("/") or has_entries:
+            stack.append((column, name.rstrip("/")))
+        elif "." in name.strip("."):
+            files.append("/".join(parts))
+    return files[:_MAX_LISTED_FILES]
+
+
 def _is_listing(block: CodeBlock) -> bool:
     """A directory tree (``|-- a.py``, ``└── b.py``): the layout of the files, no output."""
     lines = [line for line in block.text.split("\n") if line.strip()]
@@ -254,7 +288,23 @@ def _files(issue: IssueReport, args: tuple[str, ...], output: list[str]) -> dict
             files[name] = source + "\n"
     for name, text in _named_files(issue).items():
         files.setdefault(name, text)
+    # The files a directory tree shows, empty unless a block above gave them their text.
+    for block in issue.code_blocks:
+        for path in _from_root(listed_files(block), args):
+            files.setdefault(path, "")
     return files
+
+
+def _from_root(paths: list[str], args: tuple[str, ...]) -> list[str]:
+    """``paths`` without the directory they all sit in when the command never names it: a tree
+    drawn from ``root_dir/`` shows the project the command runs in."""
+    tops = {path.split("/", 1)[0] for path in paths}
+    if len(tops) != 1 or not all("/" in path for path in paths):
+        return paths
+    (top,) = tops
+    if any(a == top or a.startswith(top + "/") for a in args):
+        return paths
+    return [path.split("/", 1)[1] for path in paths]
 
 
 def _crash_case(
@@ -300,7 +350,12 @@ def _named_files(issue: IssueReport) -> dict[str, str]:
 
 def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], str]:
     """(imports, body) of a test taking pytest's ``tmp_path``: write, run, assert on output."""
-    lines = [f"(tmp_path / {name!r}).write_text({text!r})" for name, text in case.files.items()]
+    lines = [
+        f"(tmp_path / {name!r}).parent.mkdir(parents=True, exist_ok=True)"
+        for name in case.files
+        if "/" in name
+    ]
+    lines += [f"(tmp_path / {name!r}).write_text({text!r})" for name, text in case.files.items()]
     argv = ", ".join(repr(a) for a in (*case.tool.argv_prefix, *case.args))
     lines += [
         "proc = subprocess.run(",
