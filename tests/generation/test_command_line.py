@@ -326,6 +326,23 @@ def test_cli_case_creates_the_files_a_tree_shows(layout: TestLayout) -> None:
     assert re.search(pattern, "src/project/__init__.py:1:0: F0010: Unable to load file")
 
 
+def test_cli_case_takes_the_first_output_called_wrong_the_later_ones_being_variants(
+    layout: TestLayout,
+) -> None:
+    body = (
+        FILE_BLOCK
+        + "\nRunning `lintr check example.py` fails:\n\n"
+        + "```\nexample.py:1:11: U100 unused argument 'name'\n```\n\n"
+        + "However, renaming it works:\n\n```\n$ mv example.py ok.py\n$ lintr check ok.py\n```\n\n"
+        + "It also breaks `lintr check --strict example.py`:\n\n"
+        + "```\nexample.py:1:1: S001 strict mode\n```\n"
+    )
+    case = cli_case(parse_issue("t", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.args == ("check", "example.py")
+    assert case.absent == ("example.py:1:11: U100 unused argument 'name'",)
+
+
 def test_cli_case_none_without_a_project_command_output_or_file(layout: TestLayout) -> None:
     other_tool = (
         FILE_BLOCK + "\n```console\n$ flake8 example.py\nexample.py:1:1: F401 unused\n```\n"

@@ -254,15 +254,21 @@ def _bad_and_good(
     issue: IssueReport, outputs: list[CodeBlock], commands: list[tuple[int, str]]
 ) -> tuple[CodeBlock, CodeBlock | None] | None:
     """The output the issue reports as wrong and, when it shows one, the right output: by their
-    labels, else the last block is the wrong one and an earlier output of the same command the
+    labels, else the last block is the wrong one; and an earlier output of the same command the
     right one (``pylint --version``'s output says nothing of what ``pylint a`` should print)."""
     labels = [output_label(issue, block) for block in outputs]
     bad_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "bad"]
     unlabelled = [b for b, label in zip(outputs, labels, strict=True) if label is None]
     good_ones = [b for b, label in zip(outputs, labels, strict=True) if label == "good"]
-    if not bad_ones and not unlabelled:
+    # Of the outputs called wrong, the first that prints anything: the report's own case, the
+    # later ones its variants and side effects. Unlabelled, the last: the surprise comes last.
+    printing = [b for b in bad_ones if _output_lines(b)]
+    if printing:
+        bad = printing[0]
+    elif unlabelled:
+        bad = unlabelled[-1]
+    else:
         return None
-    bad = (bad_ones or unlabelled)[-1]
     command = _command_of(bad, commands)
     others = [b for b in good_ones if b is not bad] or [
         b
