@@ -259,6 +259,42 @@ def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_o
     assert draft(("Wrong error message from mean", session), snapshot).drafts == ()
 
 
+def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "This one is right:\n\n```python\nfrom calc import mean\nmean([2, 4])\n# 3\n```\n\n"
+        "This one is not:\n\n```python\nmean([1, 2])  # 1\n```\n\nExpected `1.5`, got `1`.\n"
+    )
+    out = draft(("Wrong mean of two numbers", body), snapshot)
+    drafts = by_method(out)
+    assert {"issue-code", "issue-session-value", "issue-session-expected"} <= set(drafts)
+    value = module_of(drafts["issue-session-value"])
+    # The setup is every statement before the one shown wrong, both blocks included.
+    assert "    mean([2, 4])\n    result = mean([1, 2])\n" in value
+    assert "    assert '1' not in (str(result), repr(result))" in value
+    expected = module_of(drafts["issue-session-expected"])
+    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
+    for d in out.drafts:
+        compile(module_of(d), d.test_files[0], "exec")
+        assert_applies(repo, d)
+
+
+def test_a_comment_below_the_output_that_calls_it_wrong_marks_it(snapshot: RepoSnapshot) -> None:
+    body = (
+        "```python\nfrom calc import mean\nprint(mean([1, 2]))\n# Out: 1\n"
+        "# This is not correct\nprint(mean([2, 4]))\n# Out: 3\n# This is correct\n```\n"
+    )
+    out = draft(("mean() and two numbers", body), snapshot)
+    text = module_of(by_method(out)["issue-session-value"])
+    # The marked line is the one asserted on, and a printed value is about what is printed.
+    assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
+    assert "mean([2, 4])" not in text
+    # Comments that read as words show no output: only the code itself is drafted.
+    prose = "```python\nfrom calc import mean\nmean([1, 2])  # works\nmean([])  # TODO\n```\n"
+    assert [d.method for d in draft(("Wrong mean", prose), snapshot).drafts] == ["issue-code"]
+
+
 def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(STATED_ISSUE, snapshot)
     (d,) = out.drafts

@@ -159,6 +159,9 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
         out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
         if name == "issue-code":
             out.extend(_code_expected_sources(program, issue))
+            # Code whose comments show what a line printed is a session in all but form.
+            bodies = {source.body for source in out}
+            out.extend(s for s in _shown_sources(program, issue, None) if s.body not in bodies)
         return out
     raised = raising_step(program)
     # A statement the reporter points at after the one that raised is the issue; the raise
@@ -176,31 +179,46 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
                 "the session up to the statement that raised",
             )
         )
+    out.extend(_shown_sources(program, issue, raised))
+    return out
+
+
+def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
+    """Tests about the value a session step printed: the wrong value the issue shows must not
+    come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
+    expectation stated about its block counts; a session's output is its own context."""
     shown = shown_value_step(program)
     if shown is None:
-        return out
+        return []
+    out: list[TestSource] = []
     # A statement the session shows raising is left out of the setup of a later value.
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
+    expression = _printed(step.source) or step.source
     value = step.output.strip()
     if value and len(value) <= _MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
         out.append(
             TestSource(
                 "issue-session-value",
                 program.imports,
-                assert_not_shown(step.source, value, setup),
+                assert_not_shown(expression, value, setup),
                 "the wrong value the session shows must not come back",
             )
         )
     for expectation in issue.expectations:
-        if expectation.expected and (not expectation.actual or expectation.actual.strip() in value):
+        if program.origin == "code" and not _about_block(
+            issue, expectation, program.last_block_line
+        ):
+            continue
+        actual = _squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
+        if expectation.expected and (not actual or actual in _squash(value)):
             expected = expectation.expected.strip().strip("`")
             if expected and len(expected) <= _MAX_SHOWN_CHARS and "\n" not in expected:
                 out.append(
                     TestSource(
                         "issue-session-expected",
                         program.imports,
-                        assert_expected(step.source, expected, setup),
+                        assert_expected(expression, expected, setup),
                         "the value the issue expects",
                     )
                 )

@@ -13,6 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
@@ -108,9 +109,15 @@ def _leading_blank(lines: list[str]) -> int:
 def split_statements(source: str) -> tuple[list[str], list[str]]:
     """(import statements, other top-level statements) of valid ``source``; the body of an
     ``if __name__ == "__main__":`` block counts as top level."""
+    imports, body = _split(source)
+    return imports, [text for text, _ in body]
+
+
+def _split(source: str) -> tuple[list[str], list[tuple[str, ast.stmt]]]:
+    """``split_statements``, each statement other than an import with its node."""
     tree = ast.parse(source)
     imports: list[str] = []
-    body: list[str] = []
+    body: list[tuple[str, ast.stmt]] = []
     lines = source.split("\n")
 
     def segment(node: ast.stmt) -> str:
@@ -136,7 +143,7 @@ def split_statements(source: str) -> tuple[list[str], list[str]]:
                 assert isinstance(node, ast.If)
                 visit(node.body)
             else:
-                body.append(segment(node))
+                body.append((segment(node), node))
 
     visit(tree.body)
     return imports, body
@@ -159,9 +166,13 @@ def _program(blocks: list[CodeBlock]) -> Program | None:
         fixed = repair(block.text)
         if fixed is None:
             continue
-        block_imports, body = split_statements(fixed)
+        block_imports, body = _split(fixed)
         imports.extend(block_imports)
-        steps.extend(Step(s) for s in body)
+        lines = fixed.split("\n")
+        for text, node in body:
+            # A comment showing what the line printed makes it a session step in all but form.
+            output, wrong = statement_output(lines, node)
+            steps.append(Step(text, output, wrong))
         last_line = block.line if body else last_line
     if not steps:
         return None
