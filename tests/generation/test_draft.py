@@ -269,6 +269,7 @@ def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
     out = draft(("Wrong mean of two numbers", body), snapshot)
     drafts = by_method(out)
     assert {"issue-code", "issue-session-value", "issue-session-expected"} <= set(drafts)
+    assert out.wrong_values == ("1",)
     value = module_of(drafts["issue-session-value"])
     # The setup is every statement before the one shown wrong, both blocks included.
     assert "    mean([2, 4])\n    result = mean([1, 2])\n" in value

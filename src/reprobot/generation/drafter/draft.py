@@ -11,6 +11,8 @@ Variants, each its own test module, all deterministic:
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
   ``issue-session-expected``: the value the issue states as expected must come back.
+- ``issue-session-agree``: two parallel computations the session shows disagreeing, where the
+  issue says they should agree (``e`` and ``f = simplify(e)``), must give equal values.
 - ``issue-cli``: the files the issue shows, the project's command run on them, and the output
   lines it reports as wrong (absent) or right (present).
 
@@ -25,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
+from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
     called_names,
@@ -161,7 +164,11 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
             out.extend(_code_expected_sources(program, issue))
             # Code whose comments show what a line printed is a session in all but form.
             bodies = {source.body for source in out}
-            out.extend(s for s in _shown_sources(program, issue, None) if s.body not in bodies)
+            shown = [
+                *_shown_sources(program, issue, None),
+                *_agreement_sources(program, issue, None),
+            ]
+            out.extend(s for s in shown if s.body not in bodies)
         return out
     raised = raising_step(program)
     # A statement the reporter points at after the one that raised is the issue; the raise
@@ -180,7 +187,28 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
             )
         )
     out.extend(_shown_sources(program, issue, raised))
+    out.extend(_agreement_sources(program, issue, raised))
     return out
+
+
+def _agreement_sources(
+    program: Program, issue: IssueReport, raised: int | None
+) -> list[TestSource]:
+    """Two parallel computations the session shows disagreeing, where the issue says they
+    should agree, must give equal values."""
+    found = find_disagreement(issue, program)
+    if found is None:
+        return []
+    steps = program.steps
+    first, second = (
+        _printed(steps[k].source) or steps[k].source for k in (found.first, found.second)
+    )
+    setup = [
+        s.source for k, s in enumerate(steps[: found.second]) if k not in (raised, found.first)
+    ]
+    note = f"`{first}` and `{second}` must agree, as the issue expects"
+    body = assert_agree(first, second, found.claim, setup)
+    return [TestSource("issue-session-agree", program.imports, body, note)]
 
 
 def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
@@ -426,6 +454,8 @@ def test_sources(
     programs = [*code_programs(issue)[:1], *session_programs(issue)]
     for program in session_programs(issue):
         sources.extend(_program_sources(program, issue, "issue-session"))
+    for program in programs:
+        # Code whose comments show a printed value has a shown step too.
         shown = shown_value_step(program)
         if shown is not None and shown_is_wrong(issue, program, shown):
             wrong.append(program.steps[shown].output.strip())

@@ -15,7 +15,7 @@ _METHOD_ORDER = (
     "issue-expected-return", "issue-session-raises-like", "issue-code-expected", "issue-code",
     "issue-session-raises",
     "issue-cli",
-    "issue-session-expected",
+    "issue-session-expected", "issue-session-agree",
     "issue-session-value", "issue-stated-value", "issue-code-last", "llm-agent", "llm-zero-shot",
 )  # fmt: skip
 

@@ -1,0 +1,148 @@
+"""Two computations the issue says should agree (pure).
+
+"`simplify(e)` gives an inequivalent expression", "Inconsistency when simplifying": the reporter
+shows the same computation on two objects that should be equivalent (``N(e.subs(x, a))`` and
+``N(f.subs(x, a))``, where ``f = simplify(e)``) printing different values. Neither value is
+called wrong and no expected value is stated, yet the issue is clear: the two must agree. The
+test computes both and asserts they are equal (numbers within a tolerance, arrays elementwise).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+from reprobot.generation.drafter.snippets import Program, Step
+from reprobot.generation.issue.report import IssueReport
+from reprobot.validation.source.python_text import UNPARSABLE
+
+# Words that say two results should have been the same. The title may say it with a verb
+# ("differ"); the body must say it about results, as "different" alone says little there.
+_TITLE_CLAIM = re.compile(
+    r"\b(?:inconsisten\w*|inequivalent|not\s+equivalent|differ(?:s|ent|ences?)?|disagree\w*"
+    r"|not\s+the\s+same|mismatch\w*)\b",
+    re.I,
+)
+_BODY_CLAIM = re.compile(
+    r"\b(?:inconsisten\w*|inequivalent|not\s+equivalent|disagree\w*|different\s+(?:results?"
+    r"|answers?|values?|outputs?)|should\s+(?:be|give|return)\s+the\s+same)\b",
+    re.I,
+)
+# A printed number, real or complex ("-1.32255049319339", "-0.739 - 0.1896*I", "(1+2j)"):
+# only numbers are compared, as two symbolic forms of one value print differently.
+_REAL = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = re.compile(
+    rf"\(?{_REAL}(?:\s*[-+]\s*(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:\*\s*I|j))?\)?"
+    rf"|{_REAL}\s*(?:\*\s*I|j)"
+)
+_SKIP_TOKENS = frozenset(
+    {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+    | {tokenize.ENDMARKER}
+)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Steps ``first`` and ``second`` of a program compute the same thing on two objects the
+    issue says should be equivalent, and the issue shows different values."""
+
+    first: int
+    second: int
+    claim: str  # the issue's word for it ("inequivalent")
+
+
+def consistency_claim(issue: IssueReport) -> str | None:
+    """The issue's word saying two results should agree, or None."""
+    match = _TITLE_CLAIM.search(issue.title) or _BODY_CLAIM.search(issue.body)
+    return match.group().lower() if match else None
+
+
+def _tokens(source: str) -> list[tuple[int, str]] | None:
+    try:
+        found = tokenize.generate_tokens(io.StringIO(source).readline)
+        return [(t.type, t.string) for t in found if t.type not in _SKIP_TOKENS]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def _bound_names(steps: tuple[Step, ...]) -> set[str]:
+    """Names the steps assign (``e = ...``, ``a, b = ...``)."""
+    names: set[str] = set()
+    for step in steps:
+        try:
+            tree = ast.parse(step.source)
+        except UNPARSABLE:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+def _parallel(first: str, second: str, bound: set[str]) -> bool:
+    """Whether two statements are one computation on two objects: the same tokens but for
+    names the program bound itself, swapped consistently (``e`` for ``f`` throughout)."""
+    a, b = _tokens(first), _tokens(second)
+    if a is None or b is None or len(a) != len(b) or a == b:
+        return False
+    swap: dict[str, str] = {}
+    for (kind_a, text_a), (kind_b, text_b) in zip(a, b, strict=True):
+        if (kind_a, text_a) == (kind_b, text_b):
+            continue
+        if kind_a != tokenize.NAME or kind_b != tokenize.NAME:
+            return False
+        if text_a not in bound or text_b not in bound or swap.setdefault(text_a, text_b) != text_b:
+            return False
+    return True
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def find_disagreement(issue: IssueReport, program: Program) -> Disagreement | None:
+    """The last pair of parallel steps the program shows printing different numbers, when the
+    issue says results should agree."""
+    claim = consistency_claim(issue)
+    if claim is None:
+        return None
+    steps = program.steps
+    shown = [
+        k
+        for k, step in enumerate(steps)
+        if _NUMBER.fullmatch(step.output.strip()) and step.is_expression
+    ]
+    for j in reversed(shown):
+        bound = _bound_names(steps[:j])
+        for i in reversed([k for k in shown if k < j]):
+            if _squash(steps[i].output) == _squash(steps[j].output):
+                continue
+            if _parallel(steps[i].source, steps[j].source, bound):
+                return Disagreement(i, j, claim)
+    return None
+
+
+def assert_agree(first: str, second: str, claim: str, setup: list[str]) -> str:
+    """Run ``setup``, compute both expressions, and require equal values: ``==`` (elementwise
+    for arrays), or numbers within a relative 1e-9 (complex and symbolic numbers included)."""
+    lead = f"the issue calls them {claim}: {first} gives "
+    middle = f" but {second} gives "
+    return "\n".join(
+        [
+            *setup,
+            f"first_value = {first}",
+            f"second_value = {second}",
+            "same = first_value == second_value",
+            "same = bool(same.all()) if hasattr(same, 'all') else bool(same)",
+            "if not same:",
+            "    try:",
+            "        gap = abs(complex(first_value) - complex(second_value))",
+            "        same = gap <= 1e-9 * (1 + abs(complex(second_value)))",
+            "    except (TypeError, ValueError, OverflowError, AttributeError):",
+            "        pass",
+            f"assert same, {lead!r} + repr(first_value) + {middle!r} + repr(second_value)",
+        ]
+    )
