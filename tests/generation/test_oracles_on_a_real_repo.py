@@ -80,6 +80,19 @@ WRONG_VALUE_ONLY = (
     "median([7, 8, 9, 10]) is 9\n\nThe median of an even-length list takes the upper value.\n"
 )
 
+# Two computations the issue says should agree: the median of a list, and of that list with its
+# median added. No value is called wrong and none is stated as expected.
+DISAGREEING = (
+    "Inconsistent median when the median is added to the list\n\n"
+    "```pycon\n>>> from stats import median\n>>> a = [1, 2, 3, 4]\n>>> b = a + [2.5]\n"
+    ">>> median(a)\n3\n>>> median(b)\n2.5\n```\n"
+)
+# Plain code, the printed values written as comments.
+COMMENTED = (
+    "Wrong median of an even number of values\n\n```python\nfrom stats import median\n"
+    "median([1, 2, 3])  # 2\nmedian([1, 2, 3, 4])  # 3\n```\n"
+)
+
 
 @pytest.fixture(scope="module")
 def stats_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -248,3 +261,40 @@ def test_a_fix_that_breaks_the_projects_own_tests_of_the_changed_file_is_not_ver
     right = verify(docker_client, stats_env, base, tests, fix=RIGHT)
     assert right.status == "verified" and right.guard_modules == ("tests/test_stats.py",)
     assert "tests/test_stats.py::test_odd" not in right.transitions
+
+
+def test_two_computations_the_issue_says_should_agree_reject_wrong_fixes(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base, result = _reproduced(DISAGREEING, docker_client, stats_repo, stats_env, settings)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.draft.method == "issue-session-agree"
+    assert result.chosen.oracle.kind is OracleKind.EXPECTED
+    assert result.chosen.oracle.assertion == "_agree(median(a), median(b))"
+    tests = Patch(result.test_patch, name="tests.diff")
+    statuses = {
+        name: verify(docker_client, stats_env, base, tests, fix=fix).status
+        for name, fix in (("right", RIGHT), ("lower", LOWER), ("as-float", AS_FLOAT))
+    }
+    assert statuses == {"right": "verified", "lower": "not_verified", "as-float": "not_verified"}
+
+
+def test_values_shown_as_comments_in_code_are_what_the_code_printed(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base, result = _reproduced(COMMENTED, docker_client, stats_repo, stats_env, settings)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    # The title calls the last value shown wrong: the test checks that it is gone, no more.
+    assert result.chosen.draft.method == "issue-session-value"
+    assert result.chosen.oracle.kind is OracleKind.WEAK
+    assert "3" in result.failure_excerpt
+    tests = Patch(result.test_patch, name="tests.diff")
+    assert verify(docker_client, stats_env, base, tests, fix=RIGHT).status == "weak"

@@ -125,24 +125,33 @@ def find_disagreement(issue: IssueReport, program: Program) -> Disagreement | No
     return None
 
 
+# Equal by ``==`` (elementwise for arrays), or numbers within a relative 1e-9 (complex and
+# symbolic numbers included). A helper, so the assertion reads as what it checks.
+_AGREE = (
+    "def _agree(first, second):",
+    "    same = first == second",
+    "    if hasattr(same, 'all'):",
+    "        return bool(same.all())",
+    "    if same:",
+    "        return True",
+    "    try:",
+    "        return abs(complex(first) - complex(second)) <= 1e-9 * (1 + abs(complex(second)))",
+    "    except (TypeError, ValueError, OverflowError, AttributeError):",
+    "        return False",
+)
+
+
 def assert_agree(first: str, second: str, claim: str, setup: list[str]) -> str:
-    """Run ``setup``, compute both expressions, and require equal values: ``==`` (elementwise
-    for arrays), or numbers within a relative 1e-9 (complex and symbolic numbers included)."""
+    """Run ``setup``, compute both expressions, and require that they agree."""
     lead = f"the issue calls them {claim}: {first} gives "
     middle = f" but {second} gives "
     return "\n".join(
         [
+            *_AGREE,
             *setup,
             f"first_value = {first}",
             f"second_value = {second}",
-            "same = first_value == second_value",
-            "same = bool(same.all()) if hasattr(same, 'all') else bool(same)",
-            "if not same:",
-            "    try:",
-            "        gap = abs(complex(first_value) - complex(second_value))",
-            "        same = gap <= 1e-9 * (1 + abs(complex(second_value)))",
-            "    except (TypeError, ValueError, OverflowError, AttributeError):",
-            "        pass",
-            f"assert same, {lead!r} + repr(first_value) + {middle!r} + repr(second_value)",
+            "assert _agree(first_value, second_value), "
+            f"{lead!r} + repr(first_value) + {middle!r} + repr(second_value)",
         ]
     )
