@@ -12,6 +12,7 @@ from reprobot.generation.drafter.name_resolution import (
     module_bindings,
     package_exports,
     resolve_names,
+    star_imported,
     undefined_names,
 )
 from reprobot.generation.repo.test_layout import TestLayout, detect_layout
@@ -331,3 +332,23 @@ def test_a_module_the_parser_cannot_read_binds_nothing(
 
     monkeypatch.setattr("ast.parse", unreadable)
     assert module_bindings("x = 1\n") == {}
+
+
+def test_names_the_snippets_own_star_imports_bind_are_the_reporters(layout: TestLayout) -> None:
+    # "Triangle" is defined in geo.shapes.polygon; a snippet that star-imports that module
+    # has it, and no import of another module's Triangle may shadow it.
+    imports = ["from geo.shapes.polygon import *", "from numpy import *", "from .x import *"]
+    names = star_imported(imports, layout, SOURCES)
+    assert {"Polygon", "Triangle", "ab"} <= names
+    # Modules outside the tree, and relative imports, bind names nobody here knows.
+    assert "Grid" not in names
+    # A module's __all__ is exactly what its star import binds.
+    assert star_imported(["from geo import *"], layout, SOURCES) == {
+        "Grid",
+        "make_grid",
+        "distance",
+    }
+    assert (
+        star_imported(["import geo", "x = (", "from geo.core import Grid"], layout, SOURCES)
+        == set()
+    )

@@ -33,6 +33,7 @@ from reprobot.generation.drafter.name_resolution import (
     called_names,
     import_aliases,
     resolve_names,
+    star_imported,
     undefined_names,
 )
 from reprobot.generation.drafter.snippets import (
@@ -129,9 +130,10 @@ def _resolve(
     imports = list(imports)
     prelude = list(prelude)
     unresolved: list[str] = []
+    starred = star_imported(imports, tree.layout, tree.sources, tree.exports)
     for _ in range(_RESOLVE_ROUNDS):
         source = "\n".join([*imports, *prelude, body])
-        missing = undefined_names(source, provided=("tmp_path",))
+        missing = undefined_names(source, provided=("tmp_path", *starred))
         missing = [n for n in missing if n not in unresolved]
         if not missing:
             break

@@ -198,6 +198,51 @@ def package_exports(
     return out
 
 
+def star_imported(
+    imports: Sequence[str],
+    layout: TestLayout,
+    sources: Mapping[str, str],
+    exports: Mapping[str, Mapping[str, ast.stmt]] | None = None,
+) -> set[str]:
+    """Names the snippet's own ``from <module of the tree> import *`` lines bind: they are the
+    reporter's, and a name resolved elsewhere would shadow them (``Operator`` of
+    ``sympy.physics.quantum``, not the one of ``sympy.simplify.hyperexpand``)."""
+    names: set[str] = set()
+    for statement in imports:
+        try:
+            tree = ast.parse(statement)
+        except UNPARSABLE:
+            continue
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom) or node.level or node.module is None:
+                continue
+            if [a.name for a in node.names] != ["*"] or node.module not in layout.modules:
+                continue
+            listed = _declared_all(sources.get(layout.modules[node.module], ""))
+            if listed is not None:
+                names.update(listed)  # a star import binds exactly what __all__ lists
+                continue
+            bound = (exports or {}).get(node.module)
+            if bound is None:
+                bound = package_exports(node.module, layout, sources)
+            names.update(n for n in bound if not n.startswith("_"))
+    return names
+
+
+def _declared_all(source: str) -> list[str] | None:
+    """The names a module's literal ``__all__`` lists, or None when it has none."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return _literal_strings(node.value)
+    return None
+
+
 def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str | None:
     """The absolute module of ``from <level dots><name> import`` written in ``module``."""
     if level == 0:
