@@ -126,6 +126,16 @@ def _reproduced(
     return base, reproduce(read_issue(text), base, env, settings, client=client)
 
 
+def _only_the_right_fix_verifies(
+    client: docker.DockerClient, env: EnvImage, base: RepoSnapshot, tests: Patch
+) -> bool:
+    statuses = {
+        name: verify(client, env, base, tests, fix=fix).status
+        for name, fix in (("right", RIGHT), ("lower", LOWER), ("as-float", AS_FLOAT))
+    }
+    return statuses == {"right": "verified", "lower": "not_verified", "as-float": "not_verified"}
+
+
 @pytest.mark.parametrize("phrasing", list(PHRASINGS))
 def test_a_stated_expected_value_rejects_wrong_fixes(
     phrasing: str,
@@ -151,11 +161,7 @@ def test_a_stated_expected_value_rejects_wrong_fixes(
         assert {c["method"] for c in drafted} >= {"issue-session-value", "issue-session-expected"}
     tests = Patch(result.test_patch, name="tests.diff")
 
-    statuses = {
-        name: verify(docker_client, stats_env, base, tests, fix=fix).status
-        for name, fix in (("right", RIGHT), ("lower", LOWER), ("as-float", AS_FLOAT))
-    }
-    assert statuses == {"right": "verified", "lower": "not_verified", "as-float": "not_verified"}
+    assert _only_the_right_fix_verifies(docker_client, stats_env, base, tests)
 
 
 def test_a_test_that_only_checks_the_wrong_value_is_gone_never_verifies(
@@ -276,11 +282,7 @@ def test_two_computations_the_issue_says_should_agree_reject_wrong_fixes(
     assert result.chosen.oracle.kind is OracleKind.EXPECTED
     assert result.chosen.oracle.assertion == "_agree(median(a), median(b))"
     tests = Patch(result.test_patch, name="tests.diff")
-    statuses = {
-        name: verify(docker_client, stats_env, base, tests, fix=fix).status
-        for name, fix in (("right", RIGHT), ("lower", LOWER), ("as-float", AS_FLOAT))
-    }
-    assert statuses == {"right": "verified", "lower": "not_verified", "as-float": "not_verified"}
+    assert _only_the_right_fix_verifies(docker_client, stats_env, base, tests)
 
 
 def test_values_shown_as_comments_in_code_are_what_the_code_printed(
