@@ -152,7 +152,12 @@ def test_many_workers_on_postgresql_and_redis(stack: AppHarness) -> None:
     # No job ran twice at once: every worker that ran a job left its own log lines, and each
     # job was started by at most one worker before the kill and one after.
     started = _started_jobs(app)
-    assert all(started.count(str(j.id)) == j.attempts for j in jobs), started
+    mismatched = {
+        j.id: (started.count(str(j.id)), j.attempts)
+        for j in jobs
+        if started.count(str(j.id)) != j.attempts
+    }
+    assert not mismatched, f"job id: (started lines, attempts) {mismatched}\n{app.logs()[-6000:]}"
     metrics = httpx.get(f"{app.url}/metrics", timeout=10).text
     assert 'reprobot_jobs{kind="reproduce",state="done"} 20.0' in metrics
     assert 'reprobot_jobs{kind="verify",state="done"} 5.0' in metrics
