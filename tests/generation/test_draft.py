@@ -259,6 +259,33 @@ def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_o
     assert draft(("Wrong error message from mean", session), snapshot).drafts == ()
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "mean does not compute the average correctly for pairs",
+        "mean() no longer seems to work correctly",
+        "inaccurate mean of pairs",
+        "mean isn't right for two numbers",
+    ],
+)
+def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows_it(
+    title: str, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "```python\nfrom calc import mean\npair = [1, 2]\n```\n\n"
+        "As expected:\n\n```\n>>> mean([2, 4])\n3\n```\n\n"
+        "But:\n\n```\n>>> mean(pair)\n1\n```\n\nSurely a bug?\n"
+    )
+    out = draft((title, body), snapshot)
+    drafts = by_method(out)
+    # Only the last session's value is called wrong, with the code it needs before it.
+    assert out.wrong_values == ("1",)
+    value = module_of(drafts["issue-session-value"])
+    assert "    pair = [1, 2]\n    mean([2, 4])\n    result = mean(pair)\n" in value
+    assert "    assert '1' not in (str(result), repr(result))" in value
+    assert "'3' not in" not in "".join(module_of(d) for d in out.drafts)
+
+
 def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
     repo: Path, snapshot: RepoSnapshot
 ) -> None:

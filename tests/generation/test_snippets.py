@@ -267,6 +267,36 @@ def test_session_programs_one_per_session() -> None:
     assert second.steps == (Step("half_up(2.5)", "2"),)
 
 
+def test_a_session_starts_with_the_earlier_code_that_defines_its_names() -> None:
+    body = (
+        "```python\nfrom calc import mean, Series\ns = Series([1, 2])\n```\n\n"
+        "This works:\n\n```\n>>> mean(s)\n1.5\n```\n\n"
+        "Nested, it does not:\n\n```\n>>> t = Series([s])\n>>> mean(t)\n1\n```\n\n"
+        "Alone, it needs nothing:\n\n```\n>>> import calc\n>>> calc.mean([1])\n1\n```\n"
+    )
+    first, second, alone = session_programs(parse_issue("mean of a nested Series", body))
+    assert first.imports == ("from calc import mean, Series",)
+    assert first.steps == (Step("s = Series([1, 2])"), Step("mean(s)", "1.5"))
+    # Earlier sessions come in once each, without the values they showed.
+    assert second.steps == (
+        Step("s = Series([1, 2])"),
+        Step("mean(s)"),
+        Step("t = Series([s])"),
+        Step("mean(t)", "1"),
+    )
+    assert alone.imports == ("import calc",)
+    assert alone.steps == (Step("calc.mean([1])", "1"),)
+
+
+def test_a_session_uses_no_earlier_code_that_defines_nothing_it_needs() -> None:
+    body = (
+        "```python\nfrom calc import mean\nx = mean([1, 2])\n```\n\n"
+        "```\n>>> y = 3\n>>> y + 1\n5\n```\n"
+    )
+    (program,) = session_programs(parse_issue("t", body))
+    assert program.steps == (Step("y = 3"), Step("y + 1", "5"))
+
+
 def test_session_programs_skip_a_session_of_imports_only() -> None:
     body = "```\n>>> import roundy\n>>> from roundy import half_up\n```\n"
     assert session_programs(parse_issue("t", body)) == []

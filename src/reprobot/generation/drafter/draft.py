@@ -362,7 +362,10 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
 # A title that calls a result wrong, not an error message or a warning about it ("Wrong
 # error message", "incorrect warning" are about raising, not about a value).
 _WRONG_TITLE = re.compile(
-    r"\b(?:wrong|incorrect|erroneous)\b(?!\s+(?:error|exception|warning|message|type\s?error))",
+    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate)"
+    # "does not compute separability correctly", "no longer seems to work correctly"
+    r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
+    r"(?!\s+(?:error|exception|warning|message|type\s?error))",
     re.I,
 )
 
@@ -378,8 +381,13 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     step = program.steps[index]
     if step.marked:
         return True
-    # "Wrong result with apart": the value the session shows last is the one called wrong.
-    if _WRONG_TITLE.search(issue.title) and index == shown_value_step(program):
+    # "Wrong result with apart": the value the session shows last is the one called wrong; of
+    # several sessions, the last that shows one (the ones before show what worked).
+    if (
+        _WRONG_TITLE.search(issue.title)
+        and index == shown_value_step(program)
+        and not _later_session_shows(issue, program)
+    ):
         return True
     output = _squash(step.output)
     for expectation in issue.expectations:
@@ -389,6 +397,17 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         _squash(call) == _squash(step.source) and _squash(value) != output
         for call, value in stated_returns(issue)
     )
+
+
+def _later_session_shows(issue: IssueReport, program: Program) -> bool:
+    """Whether a session after ``program`` (a session of the issue) shows a value too."""
+    if program.origin != "session":
+        return False
+    sessions = session_programs(issue)
+    if program not in sessions:
+        return False
+    later = sessions[sessions.index(program) + 1 :]
+    return any(shown_value_step(p) is not None for p in later)
 
 
 def _setup_before(program: Program, call: str) -> list[str]:

@@ -218,13 +218,82 @@ def _session_step(source: str, output: str) -> Step | None:
 
 
 def session_programs(issue: IssueReport) -> list[Program]:
-    """One program per interactive session, its steps carrying what they printed."""
-    programs = []
+    """One program per interactive session, its steps carrying what they printed. A session
+    that uses names the issue's earlier code defined ("cm = ..." in a block, then
+    ``>>> separability_matrix(m.Pix2Sky_TAN() & cm)`` in the next) starts with that code."""
+    programs: list[Program] = []
+    earlier: list[Program] = []
     for session in issue.sessions:
         program = _session_program(session)
-        if program is not None:
-            programs.append(program)
+        if program is None:
+            continue
+        setup = _earlier_setup(issue, session, program, earlier)
+        earlier.append(program)
+        if setup is not None:
+            program = Program(
+                "session",
+                tuple(dict.fromkeys((*setup.imports, *program.imports))),
+                (*setup.steps, *program.steps),
+            )
+        programs.append(program)
     return programs
+
+
+def _earlier_setup(
+    issue: IssueReport, session: Session, program: Program, before: list[Program]
+) -> Program | None:
+    """The issue's code before ``session`` (its code blocks, then the statements of earlier
+    sessions that printed no error), when it binds a name the session uses and does not bind
+    itself; None otherwise. Outputs are dropped: only the session's own are shown values."""
+    free = _free_names(program)
+    if not free or not session.line:
+        return None
+    blocks = [b for b in _code_blocks(issue) if b.line < session.line]
+    code = _program(blocks) if blocks else None
+    steps = [Step(s.source) for s in code.steps] if code else []
+    imports = list(code.imports) if code else []
+    for earlier in before:
+        imports.extend(earlier.imports)
+        steps.extend(Step(s.source) for s in earlier.steps if not _shows_error(s))
+    setup = Program("session", tuple(dict.fromkeys(imports)), tuple(steps))
+    if not free & (_bound_names(setup.source) - _bound_names(program.source)):
+        return None
+    return setup
+
+
+def _shows_error(step: Step) -> bool:
+    return "Traceback (most recent call last)" in step.output or bool(_EXC_LINE.search(step.output))
+
+
+def _bound_names(source: str) -> set[str]:
+    """Names ``source`` binds at any level: assignments, definitions, imports."""
+    names: set[str] = set()
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.alias) and node.name != "*":
+            names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def _free_names(program: Program) -> set[str]:
+    """Names the program reads and never binds."""
+    try:
+        tree = ast.parse(program.source)
+    except UNPARSABLE:
+        return set()
+    loaded = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    return loaded - _bound_names(program.source)
 
 
 def _session_program(session: Session) -> Program | None:

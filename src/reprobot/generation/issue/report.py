@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
@@ -66,6 +66,9 @@ class Session:
     """An interactive session (``>>>`` or IPython ``In [n]:``) as statements in order."""
 
     statements: tuple[SessionStep, ...]
+    # Where it starts (1-based, in the cleaned body; 0: unknown): what came before it in the
+    # issue is the setup it may use.
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ class CodeBlock:
     def session(self) -> Session | None:
         """The interactive session in this block, when it has prompts."""
         sessions = _sessions(self.text.split("\n"), prose=False)
-        return sessions[0] if sessions else None
+        return replace(sessions[0], line=self.line) if sessions else None
 
     @property
     def is_session(self) -> bool:
@@ -193,7 +196,10 @@ def parse_issue(title: str, body: str) -> IssueReport:
             sessions.extend([block.session] if block.session else [])
             tracebacks.extend(block.tracebacks)
         else:
-            sessions.extend(_sessions(lines[start:end], prose=True))
+            sessions.extend(
+                replace(session, line=start + 1)
+                for session in _sessions(lines[start:end], prose=True)
+            )
             tracebacks.extend(find_tracebacks("\n".join(lines[start:end])))
         start = end
     python = [block.text for block in blocks if block.is_python]
