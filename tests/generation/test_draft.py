@@ -286,6 +286,13 @@ def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows
     assert "'3' not in" not in "".join(module_of(d) for d in out.drafts)
 
 
+def test_a_session_pasted_twice_is_one_session_under_a_wrong_title(snapshot: RepoSnapshot) -> None:
+    session = "```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+    out = draft(("Wrong result of mean", session + "\nAgain:\n\n" + session), snapshot)
+    assert {d.method for d in out.drafts} == {"issue-session-value"}
+    assert out.wrong_values == ("1",)
+
+
 def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
     repo: Path, snapshot: RepoSnapshot
 ) -> None:

@@ -400,14 +400,15 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
 
 
 def _later_session_shows(issue: IssueReport, program: Program) -> bool:
-    """Whether a session after ``program`` (a session of the issue) shows a value too."""
+    """Whether a session after ``program`` (a session of the issue) shows a value too. A
+    session repeated (an issue pasted twice) is one session."""
     if program.origin != "session":
         return False
     sessions = session_programs(issue)
     if program not in sessions:
         return False
-    later = sessions[sessions.index(program) + 1 :]
-    return any(shown_value_step(p) is not None for p in later)
+    last = len(sessions) - 1 - sessions[::-1].index(program)
+    return any(shown_value_step(p) is not None for p in sessions[last + 1 :])
 
 
 def _setup_before(program: Program, call: str) -> list[str]:
