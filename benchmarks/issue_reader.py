@@ -8,7 +8,8 @@ oracle its text supports:
   call stated to return it), or an exception the issue expects;
 - ``exception``: the exception of its traceback, or one its words name;
 - ``wrong value only``: a value the issue calls wrong (a stated outcome, a marked or contradicted
-  session output) and no expected value;
+  session output, code whose comments show it) or two values it says should agree, and no
+  expected value;
 - ``none``.
 
 and whether it shows a runnable example (a code block or session that parses). It prints the
@@ -31,6 +32,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from reprobot.generation.drafter.consistency import find_disagreement
 from reprobot.generation.drafter.draft import shown_is_wrong
 from reprobot.generation.drafter.snippets import (
     code_programs,
@@ -76,9 +78,13 @@ def read_one(text: str) -> dict[str, Any]:
 
 
 def _wrong_session(issue: IssueReport) -> bool:
-    for program in session_programs(issue):
+    """A session (or code whose comments show what it printed) shows a value the issue calls
+    wrong, or two values it says should agree."""
+    for program in [*code_programs(issue)[:1], *session_programs(issue)]:
         shown = shown_value_step(program)
         if shown is not None and shown_is_wrong(issue, program, shown):
+            return True
+        if find_disagreement(issue, program) is not None:
             return True
     return False
 
