@@ -215,6 +215,25 @@ def test_cli_case_a_command_that_crashes_on_a_named_configuration_file(
     assert case.args != ("0.4.0",)
 
 
+@pytest.mark.parametrize(
+    ("name", "shown", "written"),
+    [
+        (".pylintrc", "function-rgx=[a-z_]+$", "[MAIN]\nfunction-rgx=[a-z_]+$\n"),
+        ("pytest.ini", "addopts = -rs", "[pytest]\naddopts = -rs\n"),
+        # A file with its section, or of a tool with no single section, is written as shown.
+        (".pylintrc", "[BASIC]\nfunction-rgx=x", "[BASIC]\nfunction-rgx=x\n"),
+        ("setup.cfg", "addopts = -rs", "addopts = -rs\n"),
+    ],
+)
+def test_cli_case_a_bare_option_line_goes_under_its_tools_section(
+    name: str, shown: str, written: str, layout: TestLayout
+) -> None:
+    body = CRASH_BODY.replace(".lintrrc", name).replace("[lintr]\nname-rgx=[\\p{Han}a-z_]+$", shown)
+    case = cli_case(parse_issue("lintr crashes on a regex", body), layout, MANIFESTS)
+    assert case is not None
+    assert case.files == {name: written}
+
+
 def test_cli_case_command_in_a_code_span(layout: TestLayout) -> None:
     body = (
         FILE_BLOCK

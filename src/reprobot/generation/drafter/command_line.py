@@ -350,8 +350,24 @@ def _named_files(issue: IssueReport) -> dict[str, str]:
         match = _FILE_LABEL.match(prose[-1])
         name = match.group("name") if match else ""
         if _CONFIG_NAME.match(name) and not name.endswith(".py") and "/" not in name:
-            out.setdefault(name, block.text.rstrip("\n") + "\n")
+            out.setdefault(name, _with_section(name, block.text.rstrip("\n") + "\n"))
     return out
+
+
+# The one section a tool reads its own INI file from (pylint takes any section of a pylintrc):
+# reporters quote just the option line they changed ("function-rgx=..."), and without a
+# section the file is no configuration at all.
+_INI_SECTIONS = {"pylintrc": "MAIN", ".pylintrc": "MAIN", "pytest.ini": "pytest"}
+_INI_OPTION = re.compile(r"^[\w.-]+\s*[=:]")
+
+
+def _with_section(name: str, text: str) -> str:
+    """``text`` under its tool's section when it is a bare option line or list of them."""
+    section = _INI_SECTIONS.get(name)
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if section is None or first.lstrip().startswith(("[", "#", ";")):
+        return text
+    return f"[{section}]\n{text}" if _INI_OPTION.match(first.strip()) else text
 
 
 def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], str]:
