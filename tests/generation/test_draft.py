@@ -286,6 +286,41 @@ def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows
     assert "'3' not in" not in "".join(module_of(d) for d in out.drafts)
 
 
+def test_a_session_the_words_next_to_it_call_right_shows_no_wrong_value(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "I noticed this among others:\n\n```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```"
+        "\n\nThe string form is not fooled:\n\n```\n>>> from calc import mean\n"
+        ">>> str(mean([1, 2]))\n'1.5'\n```\n"
+    )
+    out = draft(("inaccurate mean of pairs", body), snapshot)
+    # The first session is the wrong one; the sentence ending in a colon introduces the second.
+    assert out.wrong_values == ("1",)
+    assert {d.method for d in out.drafts} == {"issue-session-value"}
+
+
+def test_a_session_under_an_expected_results_heading_states_the_expected_value(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "#### Steps/Code to Reproduce\n\n```python\n>>> from calc import mean\n"
+        ">>> mean([1, 2])\n```\n\n#### Expected Results\n\n```python\n>>> from calc import mean\n"
+        ">>> mean([1, 2])\n1.5\n```\n\n#### Actual Results\n\n```python\n"
+        ">>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+    )
+    out = draft(("mean of two numbers does not show the correct value", body), snapshot)
+    drafts = by_method(out)
+    assert out.wrong_values == ("1",)
+    expected = module_of(drafts["issue-session-expected"])
+    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
+    value = module_of(drafts["issue-session-value"])
+    assert "assert '1' not in (str(result), repr(result))" in value
+    assert "'1.5' not in" not in "".join(module_of(d) for d in out.drafts)
+    for d in out.drafts:
+        assert_applies(repo, d)
+
+
 def test_a_session_pasted_twice_is_one_session_under_a_wrong_title(snapshot: RepoSnapshot) -> None:
     session = "```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
     out = draft(("Wrong result of mean", session + "\nAgain:\n\n" + session), snapshot)

@@ -226,6 +226,13 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
     step = program.steps[shown]
     expression = _printed(step.source) or step.source
     value = step.output.strip()
+    if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
+        # A session under "Expected results" shows what the call should give.
+        if value and len(value) <= _MAX_SHOWN_CHARS and "\n" not in value:
+            note = "the value the issue's expected results show"
+            body = assert_expected(expression, value, setup)
+            return [TestSource("issue-session-expected", program.imports, body, note)]
+        return []
     if value and len(value) <= _MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
         out.append(
             TestSource(
@@ -381,12 +388,12 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     step = program.steps[index]
     if step.marked:
         return True
-    # "Wrong result with apart": the value the session shows last is the one called wrong; of
-    # several sessions, the last that shows one (the ones before show what worked).
+    # "Wrong result with apart": the value the session shows last is the one called wrong,
+    # unless the words next to the session call it right ("as expected", "str is not fooled").
     if (
         _WRONG_TITLE.search(issue.title)
         and index == shown_value_step(program)
-        and not _later_session_shows(issue, program)
+        and not (program.origin == "session" and _called_right(issue, program.last_block_line))
     ):
         return True
     output = _squash(step.output)
@@ -399,16 +406,65 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     )
 
 
-def _later_session_shows(issue: IssueReport, program: Program) -> bool:
-    """Whether a session after ``program`` (a session of the issue) shows a value too. A
-    session repeated (an issue pasted twice) is one session."""
-    if program.origin != "session":
+# Words saying a shown result is the right one, and words that take that back.
+_CALLED_RIGHT = re.compile(
+    r"\bas\s+(?:\w+\s+){0,3}?expect(?:ed)?\b|\bnot\s+fooled\b"
+    r"|\bworks?(?:\s+\w+){0,2}?\s+(?:fine|correctly|as\s+expected)\b"
+    r"|\b(?:is|are|looks?)\s+(?:fine|right|good|correct)\b",
+    re.I,
+)
+_TAKEN_BACK = re.compile(
+    r"\b(?:not|never|no\s+longer|however|but|instead|wrong|incorrect\w*|bug)\b|n't\b", re.I
+)
+
+
+# A heading or label over a block of what should happen: "#### Expected Results", "Expected:".
+_EXPECTED_HEADING = re.compile(
+    r"^[#*_\s]*expected(?:\s+(?:results?|outputs?|behaviou?r|outcome|values?))?[\s:*_]*$", re.I
+)
+
+
+def under_expected_heading(issue: IssueReport, line: int) -> bool:
+    """Whether the code block at ``line`` sits under an "Expected results" heading or label."""
+    if not any(b.line == line for b in issue.code_blocks):
         return False
-    sessions = session_programs(issue)
-    if program not in sessions:
+    lines = issue.body.split("\n")
+    return bool(_EXPECTED_HEADING.match(_neighbour(lines, range(line - 2, max(-1, line - 4), -1))))
+
+
+def _called_right(issue: IssueReport, line: int) -> bool:
+    """Whether the prose next to the code block at ``line`` calls what it shows right: the line
+    just before it (an "Expected results" heading included), or the line just after it unless
+    that one introduces the next block (ends with a colon)."""
+    block = next((b for b in issue.code_blocks if b.line == line), None)
+    if block is None:
         return False
-    last = len(sessions) - 1 - sessions[::-1].index(program)
-    return any(shown_value_step(p) is not None for p in sessions[last + 1 :])
+    if under_expected_heading(issue, line):
+        return True
+    lines = issue.body.split("\n")
+    start = block.line - 1
+    size = len(block.text.split("\n"))
+    after = start + size + 2 if block.kind == "fenced" else start + size
+    near = [_neighbour(lines, range(start - 1, max(-1, start - 3), -1))]
+    following = _neighbour(lines, range(after, min(len(lines), after + 2)))
+    if not following.endswith(":"):
+        near.append(following)
+    for text in near:
+        match = _CALLED_RIGHT.search(text)
+        if match and not _TAKEN_BACK.search(text[: match.start()] + " " + text[match.end() :]):
+            return True
+    return False
+
+
+def _neighbour(lines: list[str], indices: range) -> str:
+    """The first non-blank line at ``indices``, unless a fence comes first."""
+    for k in indices:
+        text = lines[k].strip()
+        if text.startswith(("```", "~~~")):
+            return ""
+        if text:
+            return text
+    return ""
 
 
 def _setup_before(program: Program, call: str) -> list[str]:

@@ -53,7 +53,8 @@ class Program:
     origin: str  # "code" or "session"
     imports: tuple[str, ...]
     steps: tuple[Step, ...]
-    # The body line of the code block its last statement came from (0: not from a code block).
+    # The body line of the code block its last statement came from, or where the session
+    # starts (0: not known).
     last_block_line: int = field(default=0, compare=False)
 
     @property
@@ -234,6 +235,7 @@ def session_programs(issue: IssueReport) -> list[Program]:
                 "session",
                 tuple(dict.fromkeys((*setup.imports, *program.imports))),
                 (*setup.steps, *program.steps),
+                program.last_block_line,
             )
         programs.append(program)
     return programs
@@ -309,7 +311,7 @@ def _session_program(session: Session) -> Program | None:
             steps.append(Step("\n".join(body), step.output, step.marked))
     if not steps:
         return None
-    return Program("session", tuple(dict.fromkeys(imports)), tuple(steps))
+    return Program("session", tuple(dict.fromkeys(imports)), tuple(steps), session.line)
 
 
 def raising_step(program: Program) -> int | None:
