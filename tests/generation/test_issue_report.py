@@ -191,6 +191,11 @@ def test_label_followed_by_a_code_block() -> None:
     assert pair(parse(body)) == {("ok", "failed")}
 
 
+def test_a_labelled_code_span_ends_before_the_full_stop() -> None:
+    body = "Expected is: `((a + b)/c)/(1/c)`.\n\nActual: `a/c`,\n"
+    assert pair(parse(body)) == {("`((a + b)/c)/(1/c)`", "`a/c`")}
+
+
 def test_instead_of_means_actual_first() -> None:
     body = "Calling `pot.size()` returns `None` instead of `0`.\nIt raises instead of returning 3."
     assert pair(parse(body)) == {("`0`", "`None`"), ("3", "raises")}

@@ -66,6 +66,7 @@ _VALUE_NOUNS = frozenset(
     {"the", "result", "output", "value", "answer", "this", "that", "and", "but", "so", "here"}
     | {"returned", "printed", "result:", "output:", "got", "get", "gives", "returns"}
 )
+_SPAN_AND_STOP = re.compile(r"^(`[^`\n]+`)\s*[.,;!]$")
 _LEADING_SPAN = re.compile(r"`[^`\n]{1,118}`")
 _SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead(?![ \t]+of\b))[ \t]+")
 _VERBS = frozenset(
@@ -140,7 +141,8 @@ def _label(line: str) -> tuple[str, str] | None:
     # A lead-in is short; "Instead having two elements works as expected:" is a sentence.
     lead = _norm_label(text[:colon])
     if 0 < colon <= 80 and (kind := _classify(lead, alone=False, words=6)):
-        return kind, text[colon + 1 :].strip(" *_\t")
+        # "Expected is: `x`." - the sentence's full stop is no part of the value.
+        return kind, _SPAN_AND_STOP.sub(r"\1", text[colon + 1 :].strip(" *_\t"))
     kind = _classify(_norm_label(text), alone=not heading)
     return (kind, "") if kind else None
 
