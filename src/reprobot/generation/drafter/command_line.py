@@ -364,10 +364,10 @@ _INI_OPTION = re.compile(r"^[\w.-]+\s*[=:]")
 def _with_section(name: str, text: str) -> str:
     """``text`` under its tool's section when it is a bare option line or list of them."""
     section = _INI_SECTIONS.get(name)
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if section is None or first.lstrip().startswith(("[", "#", ";")):
+    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+    if section is None or not _INI_OPTION.match(first):
         return text
-    return f"[{section}]\n{text}" if _INI_OPTION.match(first.strip()) else text
+    return f"[{section}]\n{text}"
 
 
 def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], str]:

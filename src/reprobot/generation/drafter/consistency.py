@@ -9,15 +9,14 @@ test computes both and asserts they are equal (numbers within a tolerance, array
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import tokenize
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.name_resolution import bound_names
 from reprobot.generation.drafter.snippets import Program, Step
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
 
 # Words that say two results should have been the same. The title may say it with a verb
 # ("differ"); the body must say it about results, as "different" alone says little there.
@@ -69,17 +68,8 @@ def _tokens(source: str) -> list[tuple[int, str]] | None:
 
 
 def _bound_names(steps: tuple[Step, ...]) -> set[str]:
-    """Names the steps assign (``e = ...``, ``a, b = ...``)."""
-    names: set[str] = set()
-    for step in steps:
-        try:
-            tree = ast.parse(step.source)
-        except UNPARSABLE:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.add(node.id)
-    return names
+    """Names the steps bind (``e = ...``, ``a, b = ...``)."""
+    return {name for step in steps for name in bound_names(step.source)}
 
 
 def _parallel(first: str, second: str, bound: set[str]) -> bool:

@@ -406,9 +406,11 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     )
 
 
-# Words saying a shown result is the right one, and words that take that back.
+# Words saying a shown result is the right one ("as expected", "works fine", "str is not
+# affected"), and words that take that back.
 _CALLED_RIGHT = re.compile(
-    r"\bas\s+(?:\w+\s+){0,3}?expect(?:ed)?\b|\bnot\s+fooled\b"
+    r"\bas\s+(?:\w+\s+){0,3}?expect(?:ed)?\b"
+    r"|\b(?:not|isn't|aren't)\s+(?:fooled|affected|broken|impacted)\b|\bunaffected\b"
     r"|\bworks?(?:\s+\w+){0,2}?\s+(?:fine|correctly|as\s+expected)\b"
     r"|\b(?:is|are|looks?)\s+(?:fine|right|good|correct)\b",
     re.I,
@@ -416,40 +418,45 @@ _CALLED_RIGHT = re.compile(
 _TAKEN_BACK = re.compile(
     r"\b(?:not|never|no\s+longer|however|but|instead|wrong|incorrect\w*|bug)\b|n't\b", re.I
 )
-
-
 # A heading or label over a block of what should happen: "#### Expected Results", "Expected:".
 _EXPECTED_HEADING = re.compile(
     r"^[#*_\s]*expected(?:\s+(?:results?|outputs?|behaviou?r|outcome|values?))?[\s:*_]*$", re.I
 )
 
 
+def _prose_around(issue: IssueReport, line: int) -> tuple[str, str] | None:
+    """The prose line just before the code block at ``line`` and the one just after it (empty
+    when a fence comes first); None when no block starts there."""
+    block = next((b for b in issue.code_blocks if b.line == line), None)
+    if block is None:
+        return None
+    lines = issue.body.split("\n")
+    start = block.line - 1
+    size = len(block.text.split("\n"))
+    after = start + size + 2 if block.kind == "fenced" else start + size
+    return (
+        _neighbour(lines, range(start - 1, max(-1, start - 3), -1)),
+        _neighbour(lines, range(after, min(len(lines), after + 2))),
+    )
+
+
 def under_expected_heading(issue: IssueReport, line: int) -> bool:
     """Whether the code block at ``line`` sits under an "Expected results" heading or label."""
-    if not any(b.line == line for b in issue.code_blocks):
-        return False
-    lines = issue.body.split("\n")
-    return bool(_EXPECTED_HEADING.match(_neighbour(lines, range(line - 2, max(-1, line - 4), -1))))
+    prose = _prose_around(issue, line)
+    return prose is not None and bool(_EXPECTED_HEADING.match(prose[0]))
 
 
 def _called_right(issue: IssueReport, line: int) -> bool:
     """Whether the prose next to the code block at ``line`` calls what it shows right: the line
     just before it (an "Expected results" heading included), or the line just after it unless
     that one introduces the next block (ends with a colon)."""
-    block = next((b for b in issue.code_blocks if b.line == line), None)
-    if block is None:
+    prose = _prose_around(issue, line)
+    if prose is None:
         return False
-    if under_expected_heading(issue, line):
+    before, following = prose
+    if _EXPECTED_HEADING.match(before):
         return True
-    lines = issue.body.split("\n")
-    start = block.line - 1
-    size = len(block.text.split("\n"))
-    after = start + size + 2 if block.kind == "fenced" else start + size
-    near = [_neighbour(lines, range(start - 1, max(-1, start - 3), -1))]
-    following = _neighbour(lines, range(after, min(len(lines), after + 2)))
-    if not following.endswith(":"):
-        near.append(following)
-    for text in near:
+    for text in (before, "" if following.endswith(":") else following):
         match = _CALLED_RIGHT.search(text)
         if match and not _TAKEN_BACK.search(text[: match.start()] + " " + text[match.end() :]):
             return True

@@ -113,6 +113,17 @@ def undefined_names(source: str, provided: Sequence[str] = ()) -> list[str]:
     return [n for n in names.loaded if n not in skip]
 
 
+def bound_names(source: str) -> set[str]:
+    """Names ``source`` binds anywhere: assignments, definitions, imports, parameters."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return set()
+    names = _Names()
+    names.visit(tree)
+    return names.bound
+
+
 def called_names(source: str) -> set[str]:
     """Names ``source`` calls (``f(...)``): a module of that name is not what it means."""
     try:

@@ -13,6 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
@@ -247,55 +248,22 @@ def _earlier_setup(
     """The issue's code before ``session`` (its code blocks, then the statements of earlier
     sessions that printed no error), when it binds a name the session uses and does not bind
     itself; None otherwise. Outputs are dropped: only the session's own are shown values."""
-    free = _free_names(program)
+    free = set(undefined_names(program.source))
     if not free or not session.line:
         return None
-    blocks = [b for b in _code_blocks(issue) if b.line < session.line]
-    code = _program(blocks) if blocks else None
+    code = _program([b for b in _code_blocks(issue) if b.line < session.line])
     steps = [Step(s.source) for s in code.steps] if code else []
     imports = list(code.imports) if code else []
     for earlier in before:
         imports.extend(earlier.imports)
         steps.extend(Step(s.source) for s in earlier.steps if not _shows_error(s))
     setup = Program("session", tuple(dict.fromkeys(imports)), tuple(steps))
-    if not free & (_bound_names(setup.source) - _bound_names(program.source)):
-        return None
-    return setup
+    return setup if free & bound_names(setup.source) else None
 
 
 def _shows_error(step: Step) -> bool:
+    """Whether a step's output is a traceback or an exception line."""
     return "Traceback (most recent call last)" in step.output or bool(_EXC_LINE.search(step.output))
-
-
-def _bound_names(source: str) -> set[str]:
-    """Names ``source`` binds at any level: assignments, definitions, imports."""
-    names: set[str] = set()
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.alias) and node.name != "*":
-            names.add((node.asname or node.name).split(".")[0])
-    return names
-
-
-def _free_names(program: Program) -> set[str]:
-    """Names the program reads and never binds."""
-    try:
-        tree = ast.parse(program.source)
-    except UNPARSABLE:
-        return set()
-    loaded = {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
-    return loaded - _bound_names(program.source)
 
 
 def _session_program(session: Session) -> Program | None:
@@ -317,7 +285,7 @@ def _session_program(session: Session) -> Program | None:
 def raising_step(program: Program) -> int | None:
     """Index of the first session step whose output is a traceback or an exception line."""
     for k, step in enumerate(program.steps):
-        if "Traceback (most recent call last)" in step.output or _EXC_LINE.search(step.output):
+        if _shows_error(step):
             return k
     return None
 
