@@ -33,6 +33,9 @@ def configure_logging(json_output: bool = False, level: int = logging.INFO) -> N
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
+        # One write a line (message and newline together): stderr writes through to its file, so
+        # processes sharing one log (a worker's threads, several workers on one sink) would
+        # otherwise interleave a message with another's before its newline.
+        logger_factory=structlog.WriteLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
