@@ -402,6 +402,7 @@ def test_adversarial_input_is_parsed(body: str) -> None:
         ("It should return `2.5`.", {("`2.5`", None)}),
         ("It returns 3 instead of 2.5", {("2.5", "3")}),
         ("expected 5, instead got 6", {("5", "6")}),
+        ("It is expected to be 'n' but the answer is 0!", {("'n'", "0")}),
         ("Ideally, this would yield `sin(k)`. Is there a way?", {("`sin(k)`", None)}),
         ("It ought to be `0`.", {("`0`", None)}),
         # The value is the code span; what follows it is the reporter's reasoning.

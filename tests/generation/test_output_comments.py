@@ -51,6 +51,23 @@ def _outputs(source: str) -> list[tuple[str, bool]]:
     return [statement_output(lines, node) for node in ast.parse(source).body]
 
 
+def test_a_comment_above_setting_the_value_against_the_expected_one() -> None:
+    source = (
+        "print(f(1))\n"
+        "# Correct: the output is 1\n"  # no expected value: says nothing of the next line
+        "print(f(2))\n"
+        "\n"
+        "# So far so good\n"
+        "# Total is expected to be 'n' but the answer is 0!\n"
+        "print(total(e))\n"
+        "# should be `2.5`, got `3`\n"  # the line below's own comment wins over this one
+        "g(4)  # 7\n"
+        "# expected 2 but got a wrong answer\n"  # words, not a value
+        "g(5)\n"
+    )
+    assert _outputs(source) == [("", False), ("", False), ("0", True), ("7", False), ("", False)]
+
+
 def test_the_output_of_each_statement_comes_from_its_own_comments() -> None:
     source = (
         "x = f(1)  # 3\n"  # an assignment shows no value

@@ -179,7 +179,7 @@ def test_assertion_bodies_quote_values_safely() -> None:
         ("(1, [2.5])", "assert result == (1, [2.5]), "),
         ("None", "assert result is None, "),
         ("True", "assert result == True, "),
-        ("'abc'", "assert result == 'abc', "),
+        ("'abc'", "assert (result if isinstance(result, str) else str(result)) == 'abc', "),
         ('{"a": 1}', "assert result == {'a': 1}, "),
         ("array([1., 2.])", "assert getattr(result, 'tolist', lambda: result)() == pytest.approx("),
         ("Matrix([[1, 0]])", "assert 'Matrix([[1, 0]])' in (str(result), repr(result)), "),
@@ -191,6 +191,36 @@ def test_expected_values_are_compared_by_kind(expected: str, assertion: str) -> 
     assert body.startswith(f"result = f()\n{assertion}")
     ast.parse(body)
     assert needs_pytest(body) == ("pytest.approx(" in assertion)
+
+
+class _Parses:
+    """An object whose ``==`` turns a string into another object, as SymPy's does."""
+
+    def __init__(self, name: str, positive: bool) -> None:
+        self.name, self.positive = name, positive
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = _Parses(other, positive=False)
+        return isinstance(other, _Parses) and (other.name, other.positive) == (
+            self.name,
+            self.positive,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def test_a_quoted_value_is_a_string_or_the_printed_form_of_an_object() -> None:
+    body = assert_expected("value", "'n'")
+    # "expected to be 'n'": a SymPy symbol that prints as n is it, whatever its ``==`` says.
+    exec(compile(body, "<test>", "exec"), {"value": _Parses("n", positive=True)})
+    exec(compile(body, "<test>", "exec"), {"value": "n"})
+    for wrong in (_Parses("0", positive=True), "0", "'n'", 0):
+        with pytest.raises(AssertionError):
+            exec(compile(body, "<test>", "exec"), {"value": wrong})
 
 
 def test_expected_text_cannot_escape_its_literal() -> None:

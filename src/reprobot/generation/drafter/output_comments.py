@@ -1,9 +1,10 @@
 """What a comment in an issue's code says a line printed (pure).
 
 Reporters who paste code rather than a session often write the output next to the line that
-printed it: ``d.kind  # UndefinedKind``, or on the line below (``# -> 3``, ``# Out: 0.75``).
-Such a comment is the session's output line in another form. A comment that reads as prose
-(``# works``, ``# TODO``, ``# not working``) or as a suggestion is no output.
+printed it: ``d.kind  # UndefinedKind``, or on the line below (``# -> 3``, ``# Out: 0.75``),
+or announce it on the line above, against what they expected (``# expected to be 'n' but the
+answer is 0!``). Such a comment is the session's output line in another form. A comment that
+reads as prose (``# works``, ``# TODO``, ``# not working``) or as a suggestion is no output.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 import itertools
 import re
 
-from reprobot.generation.issue.expectations import hedged
+from reprobot.generation.issue.expectations import hedged, stated_in_line
 from reprobot.validation.source.python_text import UNPARSABLE
 
 _MAX_CHARS = 200
@@ -100,10 +101,31 @@ def _comment_of(line: str, column: int) -> str | None:
     return rest if rest.startswith("#") else None
 
 
+def _announced(lines: list[str], first: int) -> str | None:
+    """The value the comment lines right above line ``first`` say the statement there gives,
+    where they also say what it should give: "# Total sum is expected to be 'n' but the answer
+    is 0!" above ``print(total)``: 0, called wrong. A comment above that states no expected
+    value ("# prints 3") may be about the line before it, so it shows nothing here."""
+    above: list[str] = []
+    k = first - 1
+    while k >= 0 and len(above) < _REMARK_LINES and (comment := _comment_of(lines[k], 0)):
+        above.append(comment.lstrip("#").strip())
+        k -= 1
+    text = " ".join(reversed(above))
+    if not text or len(text) > 3 * _MAX_CHARS:
+        return None
+    for stated in stated_in_line(text):
+        actual = (stated.actual or "").strip().strip("`").strip()
+        if stated.expected and actual and _reads_as_value(actual):
+            return actual
+    return None
+
+
 def statement_output(lines: list[str], node: ast.stmt) -> tuple[str, bool]:
     """What the comments around the top-level expression statement ``node`` of the source
-    ``lines`` show it printed: its own trailing comment, else a comment line right below it;
-    ("", False) when they show nothing."""
+    ``lines`` show it printed: its own trailing comment, else a comment line right below it,
+    else a comment above it that sets the value against the one expected; ("", False) when they
+    show nothing."""
     if not isinstance(node, ast.Expr) or node.end_lineno is None or node.end_col_offset is None:
         return "", False
     last = node.end_lineno - 1
@@ -118,6 +140,8 @@ def statement_output(lines: list[str], node: ast.stmt) -> tuple[str, bool]:
         remarks = below
     elif below and (found := comment_output(below[0] or "")) is not None:
         remarks = below[1:]
+    elif (announced := _announced(lines, node.lineno - 1)) is not None:
+        return announced, True
     else:
         return "", False
     value, wrong = found

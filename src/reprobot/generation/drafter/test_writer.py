@@ -113,8 +113,8 @@ def _approximate(value: object) -> bool:
 def expected_assertion(expected: str) -> str:
     """``assert`` that ``result`` is the value the issue states, compared by its kind: numbers
     numerically (a tolerance for floats only), containers structurally (a NumPy array as its
-    list), None by identity, strings exactly; the printed form (``str`` or ``repr``) only when
-    the text is not a literal."""
+    list), None by identity, strings exactly (a value that is no string by its ``str``); the
+    printed form (``str`` or ``repr``) only when the text is not a literal."""
     message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
     subject = "result"
     text = expected
@@ -127,6 +127,11 @@ def expected_assertion(expected: str) -> str:
         return f"assert result is None, {message}"
     if _approximate(value):
         return f"assert {subject} == pytest.approx({value!r}), {message}"
+    if isinstance(value, str):
+        # Quotes around a value that is no string are the reporter's quoting of its printed
+        # form ("expected to be 'n'"): compare that form, never a string with an object (whose
+        # ``==`` may parse the string, as SymPy's does).
+        subject = f"({subject} if isinstance({subject}, str) else str({subject}))"
     return f"assert {subject} == {value!r}, {message}"
 
 

@@ -80,6 +80,7 @@ _VERBS = frozenset(
 _FILLERS = frozenset(
     {"it", "this", "that", "instead", "actually", "the", "result", "output", "value", "i", "we"}
     | {"they", "currently", "it's", "its", "still", "just", "one", "to", "see", "get", "be"}
+    | {"answer", "outcome"}
 )
 # Verbs after "should" that state a value or an outcome: "should be `2.5`", "should raise
 # `ValueError`"; "should support `str` methods" names no value.
@@ -220,7 +221,7 @@ def _sane(expected: str, actual: str) -> bool:
     return 0 < len(expected) <= 200 and 0 < len(actual) <= 200
 
 
-def _inline(line: str) -> Iterator[Expectation]:
+def stated_in_line(line: str) -> Iterator[Expectation]:
     """ "returns X instead of Y", "should be X but is Y", "expected X, got Y", "`Y` is wrong" in
     one line."""
     low = line.lower()
@@ -385,12 +386,12 @@ def find_expectations(
 ) -> tuple[Expectation, ...]:
     """Expected and actual behaviour stated in the title, in prose (labels and phrasings) and in
     comments of Python blocks; ``owner`` maps each line to its code block in ``blocks`` or -1."""
-    found: list[Expectation] = list(_inline(title))
+    found: list[Expectation] = list(stated_in_line(title))
     labelled: list[tuple[str, str, str]] = []
     for i, line in enumerate(lines):
         if owner[i] >= 0:
             continue
-        found.extend(_inline(line))
+        found.extend(stated_in_line(line))
         if (label := _label(line)) is not None:
             kind, rest = label
             text = _tidy(rest or _content(lines, i + 1, owner, blocks))
@@ -401,7 +402,7 @@ def find_expectations(
     for code in python:
         for line in code.split("\n"):
             comment = line.partition("#")[2].strip()
-            found.extend(_inline(comment))
+            found.extend(stated_in_line(comment))
             if (label := _label(comment)) is not None and label[1]:
                 labelled.append((label[0], label[1], line.strip()))
     found.extend(_pair(labelled))
