@@ -407,6 +407,27 @@ def test_unresolved_names_are_reported(snapshot: RepoSnapshot) -> None:
     assert out.skipped == (("issue-code", "names the issue's code uses are not found: median_low"),)
 
 
+# A statement that prints more than one value: what it wrote is the value shown.
+PRINTED_ISSUE = (
+    "Bad mean printed for pairs",
+    "```pycon\n>>> from calc import mean\n>>> print('mean:', mean([1, 2]))\nmean: 1\n```\n",
+)
+
+
+def test_a_printing_statement_shows_what_it_wrote(snapshot: RepoSnapshot) -> None:
+    out = draft(PRINTED_ISSUE, snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-value"
+    assert out.wrong_values == ("mean: 1",)
+    text = module_of(d)
+    assert "import contextlib as _contextlib\nimport io as _io\n" in text
+    assert (
+        "    with _contextlib.redirect_stdout(_io.StringIO()) as _output:\n"
+        "        print('mean:', mean([1, 2]))\n"
+        "    result = _output.getvalue().strip()\n"
+    ) in text
+
+
 def test_drafting_is_deterministic(snapshot: RepoSnapshot) -> None:
     for pair in (CODE_ISSUE, SESSION_ISSUE, STATED_ISSUE, CLI_ISSUE, PROSE_ISSUE):
         assert draft(pair, snapshot) == draft(pair, snapshot)
@@ -426,6 +447,7 @@ def test_drafts_fail_on_r_for_the_issues_reason(
         CODE_EXPECTED_ISSUE: ("issue-code-expected",),
         # The issue's data.py alone, run as a test, shows nothing: only the command does.
         CLI_ISSUE: ("issue-cli",),
+        PRINTED_ISSUE: ("issue-session-value",),
     }
     drafted: list[tuple[IssueReport, DrafterOutput, Draft]] = []
     for pair, methods in wanted.items():

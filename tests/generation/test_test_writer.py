@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from reprobot.generation.drafter.test_writer import (
+    CAUGHT_OUTPUT,
     assert_expected,
     assert_not_shown,
+    catch_output,
     module_text,
+    needed_imports,
     needs_pytest,
     slug,
 )
@@ -125,8 +128,10 @@ SETUP = [
 ]
 
 
-def run(body: str) -> None:
-    exec(compile(body, "<test>", "exec"), {})
+def run(body: str, names: dict[str, object] | None = None) -> None:
+    """``body`` as the module drafted around it runs it: with the imports it needs."""
+    module = "\n".join([*needed_imports(body), body])
+    exec(compile(module, "<test>", "exec"), dict(names or {}))
 
 
 def test_assert_not_shown_fails_while_the_wrong_value_comes_back() -> None:
@@ -223,11 +228,63 @@ def test_a_quoted_value_is_a_string_or_the_printed_form_of_an_object() -> None:
             exec(compile(body, "<test>", "exec"), {"value": wrong})
 
 
+PRETTY_PACKAGE = """
+class Grid:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __repr__(self):
+        return f"Grid({self.rows!r})"
+
+
+def pretty(grid):
+    # Each row on a line of its own, padded as a 2D printer pads (trailing spaces included).
+    return "\\n".join(" ".join(str(v) for v in row) + "  " for row in grid.rows)
+"""
+
+
+@pytest.fixture
+def pretty_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    (tmp_path / "prettypkg.py").write_text(PRETTY_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "prettypkg", raising=False)
+    import prettypkg  # type: ignore[import-not-found]
+
+    return {"Grid": prettypkg.Grid}
+
+
+def test_a_value_shown_over_several_lines_is_compared_with_its_package_pretty_form(
+    pretty_package: dict[str, object],
+) -> None:
+    # As IPython showed it: the reporter's copy lost the trailing spaces.
+    shown = "1 0\n0 1"
+    body = assert_not_shown("Grid([[1, 0], [0, 1]])", shown)
+    with pytest.raises(AssertionError, match="still gives the value the issue reports"):
+        run(body, pretty_package)
+    run(assert_not_shown("Grid([[1, 0], [0, 2]])", shown), pretty_package)
+    run(assert_expected("Grid([[1, 0], [0, 1]])", shown), pretty_package)
+    with pytest.raises(AssertionError, match="expected"):
+        run(assert_expected("Grid([[0, 1], [1, 0]])", shown), pretty_package)
+    # One line is compared with str and repr only, as before.
+    assert "_forms" not in assert_not_shown("Grid([[1]])", "1")
+
+
+def test_caught_output_is_what_a_statement_printed() -> None:
+    body = assert_not_shown(CAUGHT_OUTPUT, "a 1", catch_output("print('a', 1)"))
+    assert needed_imports(body) == ["import contextlib as _contextlib", "import io as _io"]
+    with pytest.raises(AssertionError):
+        run(body, {})
+    run(assert_not_shown(CAUGHT_OUTPUT, "a 1", catch_output("print('a', 2)")), {})
+
+
 def test_expected_text_cannot_escape_its_literal() -> None:
     hostile = "1')\nimport os; os.system('x')  #"
     body = assert_expected("f()", hostile)
     tree = ast.parse(body)
-    assert [type(n).__name__ for n in tree.body] == ["Assign", "Assert"]
+    # Several lines make it a display, compared with the printed forms; never a statement.
+    assert [type(n).__name__ for n in tree.body] == ["Assign"] * 3 + ["If", "Assign", "Assert"]
+    assert not any(isinstance(n, ast.Import) for n in ast.walk(tree))
+    assert "system" not in {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
 
 def test_a_star_import_brings_no_tests_of_its_own(tmp_path: Path) -> None:

@@ -48,10 +48,12 @@ from reprobot.generation.drafter.snippets import (
     stated_returns,
 )
 from reprobot.generation.drafter.test_writer import (
+    CAUGHT_OUTPUT,
     assert_expected,
     assert_not_shown,
+    catch_output,
     module_text,
-    needs_pytest,
+    needed_imports,
     slug,
 )
 from reprobot.generation.drafts import Draft
@@ -225,6 +227,9 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
     expression = _printed(step.source) or step.source
+    if expression == step.source and _prints(step.source):
+        # "pprint(x)" shows what it wrote, not what it returned (None).
+        setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
     value = step.output.strip()
     if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
         # A session under "Expected results" shows what the call should give.
@@ -348,6 +353,26 @@ def _printed(statement: str) -> str | None:
     return None
 
 
+def _prints(statement: str) -> bool:
+    """Whether ``statement`` is a call of a function that prints: ``print``, ``pprint``,
+    ``pretty_print``, ``print_tree``."""
+    try:
+        node = ast.parse(statement.strip(), mode="eval").body
+    except UNPARSABLE:
+        return False
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    return name.endswith("print") or name.startswith("print_")
+
+
 def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     """A session where one call raises (as it should) and the reporter points at a later one
     that does not: the later one must raise the same exception. ``solve(a)`` raises
@@ -369,7 +394,7 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
 # A title that calls a result wrong, not an error message or a warning about it ("Wrong
 # error message", "incorrect warning" are about raising, not about a value).
 _WRONG_TITLE = re.compile(
-    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate)"
+    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad)"
     # "does not compute separability correctly", "no longer seems to work correctly"
     r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
     r"(?!\s+(?:error|exception|warning|message|type\s?error))",
@@ -591,8 +616,7 @@ def draft_from_issue(
     )
     for source in sources:
         wanted = list(source.imports)
-        if needs_pytest(source.body) and "import pytest" not in wanted:
-            wanted.insert(0, "import pytest")
+        wanted[:0] = [line for line in needed_imports(source.body) if line not in wanted]
         imports, prelude, unresolved = _resolve(wanted, [], source.body, tree)
         # A name the project's test fixtures provide ("app") is asked for as a parameter.
         requested = [n for n in unresolved if n in fixtures and n != "tmp_path"]

@@ -80,14 +80,52 @@ def module_text(
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
+# A value shown over several lines is a two-dimensional display: what IPython shows of an object
+# whose package prints it prettily (SymPy's ``pretty``) rather than its str or repr. Reporters'
+# copies lose trailing spaces, so lines are compared without them.
+_DISPLAY_FORMS = (
+    "_package = _sys.modules.get(type(result).__module__.partition('.')[0])",
+    "_forms = [str(result), repr(result)]",
+    "if callable(getattr(_package, 'pretty', None)):",
+    "    _forms.append(_package.pretty(result))",
+    "_forms = ['\\n'.join(line.rstrip() for line in form.strip().split('\\n')) for form in _forms]",
+)
+
+
+def _display(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
+
+
+def _printed_forms(shown: str) -> tuple[list[str], str, str]:
+    """(lines that compute the printed forms of ``result``, the expression naming them, the
+    shown text as they are compared with it)."""
+    if "\n" not in shown.strip():
+        return [], "(str(result), repr(result))", shown
+    return list(_DISPLAY_FORMS), "_forms", _display(shown)
+
+
 def assert_not_shown(expression: str, shown: str, setup: Sequence[str] = ()) -> str:
     """Run ``setup``, evaluate ``expression``, and fail if it still prints what the issue shows."""
-    lines = [*setup, f"result = {expression}"]
+    forms, named, shown = _printed_forms(shown)
+    lines = [*setup, f"result = {expression}", *forms]
     lines.append(
-        "assert " + f"{shown!r} not in (str(result), repr(result)), "
+        "assert " + f"{shown!r} not in {named}, "
         f"'still gives the value the issue reports: ' + repr(result)"
     )
     return "\n".join(lines)
+
+
+# Where a statement that prints (``pprint(x)``, ``print(a, b)``) has its output caught, to stand
+# for the value it showed.
+CAUGHT_OUTPUT = "_output.getvalue().strip()"
+
+
+def catch_output(statement: str) -> list[str]:
+    """``statement`` run with what it writes to standard output caught in ``CAUGHT_OUTPUT``."""
+    return [
+        "with _contextlib.redirect_stdout(_io.StringIO()) as _output:",
+        *("    " + line for line in statement.strip().split("\n")),
+    ]
 
 
 def _literal(text: str) -> tuple[bool, object]:
@@ -122,7 +160,8 @@ def expected_assertion(expected: str) -> str:
         subject, text = "getattr(result, 'tolist', lambda: result)()", array.group(1)
     ok, value = _literal(text)
     if not ok:
-        return f"assert {expected!r} in (str(result), repr(result)), {message}"
+        forms, named, shown = _printed_forms(expected)
+        return "\n".join([*forms, f"assert {shown!r} in {named}, {message}"])
     if value is None:
         return f"assert result is None, {message}"
     if _approximate(value):
@@ -143,3 +182,17 @@ def assert_expected(expression: str, expected: str, setup: Sequence[str] = ()) -
 def needs_pytest(body: str) -> bool:
     """Whether a body written here uses ``pytest`` (its module must import it)."""
     return "pytest.approx(" in body or "pytest.raises(" in body
+
+
+# Modules the bodies written here use, under names a reporter's code does not take.
+_HELPER_IMPORTS = (
+    ("_sys.", "import sys as _sys"),
+    ("_contextlib.", "import contextlib as _contextlib"),
+    ("_io.", "import io as _io"),
+)
+
+
+def needed_imports(body: str) -> list[str]:
+    """The imports a body written here needs beyond the reporter's own."""
+    found = ["import pytest"] if needs_pytest(body) else []
+    return found + [line for marker, line in _HELPER_IMPORTS if marker in body]
