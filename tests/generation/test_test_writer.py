@@ -237,9 +237,14 @@ class Grid:
         return f"Grid({self.rows!r})"
 
 
-def pretty(grid):
-    # Each row on a line of its own, padded as a 2D printer pads (trailing spaces included).
-    return "\\n".join(" ".join(str(v) for v in row) + "  " for row in grid.rows)
+def pretty(grid, **settings):
+    # Each row on a line of its own, padded as a 2D printer pads (trailing spaces included);
+    # ASCII unless asked for Unicode, as SymPy's printer is under its own test suite.
+    unknown = set(settings) - {"use_unicode"}
+    if unknown:
+        raise TypeError(f"unknown settings: {unknown}")
+    bar = "\u2502" if settings.get("use_unicode") else "|"
+    return "\\n".join(bar + " ".join(str(v) for v in row) + bar + "  " for row in grid.rows)
 """
 
 
@@ -257,7 +262,7 @@ def test_a_value_shown_over_several_lines_is_compared_with_its_package_pretty_fo
     pretty_package: dict[str, object],
 ) -> None:
     # As IPython showed it: the reporter's copy lost the trailing spaces.
-    shown = "1 0\n0 1"
+    shown = "\u25021 0\u2502\n\u25020 1\u2502"
     body = assert_not_shown("Grid([[1, 0], [0, 1]])", shown)
     with pytest.raises(AssertionError, match="still gives the value the issue reports"):
         run(body, pretty_package)
@@ -265,6 +270,7 @@ def test_a_value_shown_over_several_lines_is_compared_with_its_package_pretty_fo
     run(assert_expected("Grid([[1, 0], [0, 1]])", shown), pretty_package)
     with pytest.raises(AssertionError, match="expected"):
         run(assert_expected("Grid([[0, 1], [1, 0]])", shown), pretty_package)
+    run(assert_expected("Grid([[1, 0], [0, 1]])", "|1 0|\n|0 1|"), pretty_package)
     # One line is compared with str and repr only, as before.
     assert "_forms" not in assert_not_shown("Grid([[1]])", "1")
 

@@ -228,7 +228,7 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
     step = program.steps[shown]
     expression = _printed(step.source) or step.source
     if expression == step.source and _prints(step.source):
-        # "pprint(x)" shows what it wrote, not what it returned (None).
+        # "print('mean:', m)" shows what it wrote, not what it returned (None).
         setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
     value = step.output.strip()
     if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
@@ -336,15 +336,15 @@ def _about_block(issue: IssueReport, expectation: Expectation, line: int) -> boo
 
 
 def _printed(statement: str) -> str | None:
-    """``x`` of a statement ``print(x)`` (one argument, no keywords), else None."""
+    """``x`` of a statement ``print(x)`` or ``pprint(x)`` (one argument, no keywords), else
+    None: what it shows is a printed form of ``x``."""
     try:
         node = ast.parse(statement.strip(), mode="eval").body
     except UNPARSABLE:
         return None
     if (
         isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "print"
+        and _prints(statement)
         and len(node.args) == 1
         and not node.keywords
         and not isinstance(node.args[0], ast.Starred)

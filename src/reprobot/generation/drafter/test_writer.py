@@ -88,6 +88,11 @@ _DISPLAY_FORMS = (
     "_forms = [str(result), repr(result)]",
     "if callable(getattr(_package, 'pretty', None)):",
     "    _forms.append(_package.pretty(result))",
+    # A display drawn with box characters is the Unicode one, whatever the default.
+    "    try:",
+    "        _forms.append(_package.pretty(result, use_unicode=True))",
+    "    except TypeError:  # a printer without that setting",
+    "        pass",
     "_forms = ['\\n'.join(line.rstrip() for line in form.strip().split('\\n')) for form in _forms]",
 )
 
