@@ -43,6 +43,18 @@ NOTHING = "its code and sessions show no exception, no value called wrong and no
         ([ran("broken", "ModuleNotFoundError: No module named 'numpy'")], drafting.ENVIRONMENT),
         ([ran("passes", "every new test passes on R"), ran("broken")], drafting.PASSES),
         ([ran("unrelated", "fails with KeyError"), ran("passes")], drafting.UNRELATED),
+        # The project's own code needs a package the environment lacks.
+        (
+            [ran("unrelated", "fails with ImportError: parsing requires the antlr4 package")],
+            drafting.ENVIRONMENT,
+        ),
+        (
+            [
+                ran("unrelated", "fails with ImportError: parsing requires the antlr4 package"),
+                ran("unrelated", "fails with KeyError"),
+            ],
+            drafting.UNRELATED,
+        ),
         ([ran("error", "limits hit")], drafting.SANDBOX),
         (
             [ran("unrelated", "reproduced once but not when run alone: passes")],

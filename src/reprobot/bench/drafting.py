@@ -113,7 +113,12 @@ def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str
     outcomes = {str(c.get("outcome")) for c in ran}
     if any(str(c.get("reason", "")).startswith("reproduced once") for c in ran):
         return FLAKY
-    if "unrelated" in outcomes:
+    unrelated = [str(c.get("reason", "")) for c in ran if c.get("outcome") == "unrelated"]
+    if unrelated:
+        # The project's code failing to import an optional package ("LaTeX parsing requires
+        # the antlr4 python package") is the environment's gap, not a wrong reproduction.
+        if all(any(m in reason for m in _MISSING_MODULE) for reason in unrelated):
+            return ENVIRONMENT
         return UNRELATED
     if "passes" in outcomes:
         return PASSES
