@@ -435,3 +435,58 @@ def test_cli_test_body_fails_when_the_right_line_is_missing(tmp_path: Path) -> N
     case = echo_case("Nothing to check.", absent=("U100",), present=("All checks passed!",))
     with pytest.raises(AssertionError, match="the output lacks"):
         run_body(case, tmp_path)
+
+
+# --- a test module and the runner's crash, with no command ---------------------------------------
+
+RUNNER_ISSUE = """\
+Minimal code to reproduce the issue:
+```python
+class SomeClass:
+    def __repr__(self):
+        raise
+def test():
+    SomeClass().attr
+```
+Session traceback:
+```
+platform linux -- Python 3.8.1, lintr-5.4.1
+test_repr.py::test
+INTERNALERROR> Traceback (most recent call last):
+INTERNALERROR>   File "/usr/lib/lintr/main.py", line 191, in wrap_session
+INTERNALERROR>     raise RuntimeError("No active exception to reraise")
+INTERNALERROR> RuntimeError: No active exception to reraise
+
+=========== no tests ran in 0.09s ===========
+```
+"""
+
+
+def test_cli_case_a_test_module_and_the_crash_its_runner_printed(layout: TestLayout) -> None:
+    case = cli_case(
+        parse_issue("INTERNALERROR when __repr__ raises", RUNNER_ISSUE), layout, MANIFESTS
+    )
+    assert case is not None
+    assert case.tool.name == "lintr" and case.args == ("test_repr.py",)
+    assert list(case.files) == ["test_repr.py"] and "def test():" in case.files["test_repr.py"]
+    assert case.absent == ("INTERNALERROR> RuntimeError: No active exception to reraise",)
+    assert case.at_line_start
+    # Code that defines no tests, or output that names no tool of the project, is no such case.
+    no_tests = RUNNER_ISSUE.replace("def test():", "def check():")
+    other_runner = RUNNER_ISSUE.replace("lintr-5.4.1", "nose-1.0")
+    for body in (no_tests, other_runner):
+        assert cli_case(parse_issue("t", body), layout, MANIFESTS) is None
+
+
+def _printing(text: str) -> Tool:
+    return Tool("echo", ("-c", f"print({text!r})"))
+
+
+def test_a_runner_crash_line_must_go_while_the_same_error_may_fail_a_test(tmp_path: Path) -> None:
+    line = "INTERNALERROR> RuntimeError: No active exception to reraise"
+    crashed = CliCase(_printing(line), (), {}, (line,), (), at_line_start=True)
+    with pytest.raises(AssertionError, match="the output still shows"):
+        run_body(crashed, tmp_path)
+    # Fixed: the runner reports the test's failure, with the same exception inside it.
+    failed = CliCase(_printing(f"E   >  {line}"), (), {}, (line,), (), at_line_start=True)
+    run_body(failed, tmp_path)

@@ -11,6 +11,7 @@ the running interpreter, and asserts on the output, with numbers and whitespace 
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import tomllib
@@ -21,6 +22,7 @@ from reprobot.generation.drafter.snippets import repair
 from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
+from reprobot.validation.source.python_text import UNPARSABLE
 
 # "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool".
 _PROMPT = re.compile(
@@ -62,6 +64,10 @@ class CliCase:
     files: dict[str, str]
     absent: tuple[str, ...]  # output lines the issue reports as wrong
     present: tuple[str, ...]  # output lines the issue shows as right
+    # Whether the lines are matched at the start of an output line only: a crash the runner
+    # reports as its own ("INTERNALERROR> RuntimeError: ...") must go, while the same exception
+    # reported as a test's failure ("E   RuntimeError: ...") is the fixed behaviour.
+    at_line_start: bool = False
 
 
 def console_scripts(manifests: Mapping[str, str]) -> dict[str, str]:
@@ -157,7 +163,7 @@ def cli_case(
     tools = project_tools(layout, manifests)
     commands = _commands(issue, tools)
     if not commands:
-        return None
+        return _test_module_case(issue, tools)
     crash = _crash_case(issue, tools, commands)
     if crash is not None:
         return crash
@@ -337,6 +343,61 @@ def _crash_case(
     return None
 
 
+# The last line of a crash as the runner printed it, whatever it puts before the exception:
+# "INTERNALERROR> RuntimeError: No active exception to reraise".
+_CRASH_LINE = re.compile(r"^\S.*?\b[A-Za-z_][\w.]*(?:Error|Exception|Exit)\b(?::.*)?$")
+
+
+def _defines_tests(source: str) -> bool:
+    """Whether ``source`` is a test module: it defines ``test*`` functions or ``Test*`` classes
+    at its top level."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return False
+    return any(
+        (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"))
+        or (isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
+        for node in tree.body
+    )
+
+
+def _test_module_case(issue: IssueReport, tools: Mapping[str, Tool]) -> CliCase | None:
+    """An issue about a test runner that shows a test module and the crash the runner printed
+    running it, with no command: the runner (a project tool its output names) is run on the
+    module, and the crash line must no longer start a line of its output."""
+    modules = [
+        source
+        for b in issue.code_blocks
+        if b.is_python and not b.is_session and not b.is_traceback
+        and (source := repair(b.text)) is not None and _defines_tests(source)
+    ]  # fmt: skip
+    outputs = [b for b in issue.code_blocks if not b.is_python or b.is_traceback]
+    text = "\n".join(b.text for b in outputs)
+    # Named as a word ("pytest-5.4.1", "lintr 2.0"), not as a folder of a path in a traceback.
+    runners = [
+        name for name in tools if re.search(rf"(?<![\w./\\-]){re.escape(name)}(?![\w/\\])", text)
+    ]
+    if len(modules) != 1 or len(runners) != 1:
+        return None
+    crash = next(
+        (
+            line.strip()
+            for b in reversed(outputs)
+            for line in reversed(b.text.split("\n"))
+            if _CRASH_LINE.match(line.strip()) and not line.lstrip().startswith("File ")
+        ),
+        None,
+    )
+    if crash is None or len(crash) > 300:
+        return None
+    names = [m.group("name") for m in _PY_NAME.finditer(text) if m.group("name").startswith("test")]
+    name = names[0] if names else "test_issue.py"
+    return CliCase(
+        tools[runners[0]], (name,), {name: modules[0] + "\n"}, (crash,), (), at_line_start=True
+    )
+
+
 def _named_files(issue: IssueReport) -> dict[str, str]:
     """Configuration files the issue shows, each a code block after a line naming it."""
     lines = issue.body.split("\n")
@@ -386,9 +447,10 @@ def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], s
         ")",
         "output = proc.stdout + proc.stderr",
     ]
+    start = "(?m)^" if case.at_line_start else ""
     for line in case.absent:
         lines.append(
-            f"assert not re.search({loose_pattern(line)!r}, output), "
+            f"assert not re.search({start + loose_pattern(line)!r}, output), "
             f"'the output still shows ' + {line!r} + ':\\n' + output[-3000:]"
         )
     for line in case.present:
