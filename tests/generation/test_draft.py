@@ -266,6 +266,8 @@ def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_o
         "mean() no longer seems to work correctly",
         "inaccurate mean of pairs",
         "mean isn't right for two numbers",
+        "Bad mean of pairs",
+        "pairs break mean",
     ],
 )
 def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows_it(

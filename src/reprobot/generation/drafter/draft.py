@@ -394,7 +394,7 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
 # A title that calls a result wrong, not an error message or a warning about it ("Wrong
 # error message", "incorrect warning" are about raising, not about a value).
 _WRONG_TITLE = re.compile(
-    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad)"
+    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad|break(?:s|ing)?)"
     # "does not compute separability correctly", "no longer seems to work correctly"
     r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
     r"(?!\s+(?:error|exception|warning|message|type\s?error))",
