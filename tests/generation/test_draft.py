@@ -430,6 +430,41 @@ def test_a_printing_statement_shows_what_it_wrote(snapshot: RepoSnapshot) -> Non
     ) in text
 
 
+# The session shows an earlier release, where raising was right; R no longer raises.
+EARLIER_ISSUE = (
+    "parse_number accepts leading zeros since 0.2",
+    """\
+In version 0.1 leading zeros were refused:
+
+```pycon
+>>> from calc import parse_number
+>>> parse_number("007")
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+ValueError: not a number: '007'
+```
+
+This changed in 0.2, where it returns 7.
+""",
+)
+
+
+def test_a_session_from_an_earlier_release_shows_the_raise_that_should_happen(
+    snapshot: RepoSnapshot,
+) -> None:
+    out = draft(EARLIER_ISSUE, snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-raised-before"
+    assert '    with pytest.raises(ValueError):\n        parse_number("007")\n' in module_of(d)
+    # Types "that were used to fit it" speak of no earlier release: the raise is the bug.
+    other = EARLIER_ISSUE[1].replace(
+        "In version 0.1 leading zeros were refused", "Types used to fit"
+    )
+    assert [d.method for d in draft((EARLIER_ISSUE[0], other), snapshot).drafts] == [
+        "issue-session-raises"
+    ]
+
+
 def test_drafting_is_deterministic(snapshot: RepoSnapshot) -> None:
     for pair in (CODE_ISSUE, SESSION_ISSUE, STATED_ISSUE, CLI_ISSUE, PROSE_ISSUE):
         assert draft(pair, snapshot) == draft(pair, snapshot)
@@ -450,6 +485,7 @@ def test_drafts_fail_on_r_for_the_issues_reason(
         # The issue's data.py alone, run as a test, shows nothing: only the command does.
         CLI_ISSUE: ("issue-cli",),
         PRINTED_ISSUE: ("issue-session-value",),
+        EARLIER_ISSUE: ("issue-session-raised-before",),
     }
     drafted: list[tuple[IssueReport, DrafterOutput, Draft]] = []
     for pair, methods in wanted.items():

@@ -7,7 +7,11 @@ Variants, each its own test module, all deterministic:
   shown as a notebook shows it (fails with the issue's exception on R, passes once it is
   gone); ``issue-code-last``: the last such block alone; ``issue-code-expected``: the block's
   final expression must give the value the issue expects.
-- ``issue-session-raises``: an interactive session up to the statement that raised.
+- ``issue-session-raises``: an interactive session up to the statement that raised;
+  ``issue-session-raised-before``: a session the issue shows from an earlier release, where
+  the raise was right ("In version 1.6.2 ... had no ``__dict__``"): it must raise again;
+  ``issue-session-raises-like``: a statement the reporter points at must raise as the one
+  before it does.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
   ``issue-session-expected``: the value the issue states as expected must come back.
@@ -180,7 +184,10 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
     if raised is not None and pointed_later:
         out.extend(_raises_like_sources(program, raised))
-    if raised is not None and not pointed_later:
+    if raised is not None and not pointed_later and _shows_earlier_version(issue, program):
+        # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should happen.
+        out.extend(_raised_before_sources(program, raised))
+    elif raised is not None and not pointed_later:
         body = "\n".join(steps[: raised + 1])
         out.append(
             TestSource(
@@ -371,6 +378,43 @@ def _prints(statement: str) -> bool:
         else ""
     )
     return name.endswith("print") or name.startswith("print_")
+
+
+# Words before a session saying it shows an earlier release: "In version 1.6.2 Symbol instances
+# had no `__dict__`", "This used to raise", "In older versions".
+_EARLIER_RELEASE = re.compile(
+    r"\b(?:in|with|on|under|using)\s+(?:version\s+|v)?\d+(?:\.\d+)+\b(?=.*\b(?:had|was|were|did"
+    r"|worked|raised|gave|returned|threw)\b)"
+    # "This used to raise", not "the types that were used to fit it".
+    r"|\bused\s+to\s+(?:raise|throw|fail|error|work|return|give|be|have|print|show)\b"
+    r"|\bpreviously\b|\b(?:older|earlier|previous)\s+(?:versions?|releases?)\b",
+    re.I,
+)
+
+
+def _shows_earlier_version(issue: IssueReport, program: Program) -> bool:
+    """Whether the words just before a session say it shows how an earlier release behaved."""
+    if program.origin != "session":
+        return False
+    prose = _prose_around(issue, program.last_block_line)
+    return prose is not None and bool(_EARLIER_RELEASE.search(prose[0]))
+
+
+def _raised_before_sources(program: Program, raised: int) -> list[TestSource]:
+    """A session showing a statement raise in an earlier release, which the issue misses now:
+    the statement must raise that exception again."""
+    exception = raised_exception(program.steps[raised])
+    if exception is None:
+        return []
+    setup = [s.source for s in program.steps[:raised]]
+    statement = program.steps[raised].source
+    body = "\n".join([*setup, f"with pytest.raises({exception}):", _indent_lines(statement)])
+    note = f"`{statement.strip()}` must raise `{exception}`, as the earlier release the issue shows"
+    return [TestSource("issue-session-raised-before", program.imports, body, note)]
+
+
+def _indent_lines(source: str) -> str:
+    return "\n".join("    " + line for line in source.strip().split("\n"))
 
 
 def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:

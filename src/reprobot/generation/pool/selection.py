@@ -12,7 +12,8 @@ from reprobot.generation.pool.candidates import Candidate
 # On equal relevance, the issue's own code beats a model's rewrite of it: it is what the
 # reporter ran.
 _METHOD_ORDER = (
-    "issue-expected-return", "issue-session-raises-like", "issue-code-expected", "issue-code",
+    "issue-expected-return", "issue-session-raises-like", "issue-session-raised-before",
+    "issue-code-expected", "issue-code",
     "issue-session-raises",
     "issue-cli",
     "issue-session-expected", "issue-session-agree",
