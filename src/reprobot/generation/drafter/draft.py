@@ -56,6 +56,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_expected,
     assert_not_shown,
     catch_output,
+    indented,
     module_text,
     needed_imports,
     slug,
@@ -234,7 +235,7 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
     expression = _printed(step.source) or step.source
-    if expression == step.source and _prints(step.source):
+    if expression == step.source and _print_call(step.source) is not None:
         # "print('mean:', m)" shows what it wrote, not what it returned (None).
         setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
     value = step.output.strip()
@@ -345,13 +346,9 @@ def _about_block(issue: IssueReport, expectation: Expectation, line: int) -> boo
 def _printed(statement: str) -> str | None:
     """``x`` of a statement ``print(x)`` or ``pprint(x)`` (one argument, no keywords), else
     None: what it shows is a printed form of ``x``."""
-    try:
-        node = ast.parse(statement.strip(), mode="eval").body
-    except UNPARSABLE:
-        return None
+    node = _print_call(statement)
     if (
-        isinstance(node, ast.Call)
-        and _prints(statement)
+        node is not None
         and len(node.args) == 1
         and not node.keywords
         and not isinstance(node.args[0], ast.Starred)
@@ -360,15 +357,15 @@ def _printed(statement: str) -> str | None:
     return None
 
 
-def _prints(statement: str) -> bool:
-    """Whether ``statement`` is a call of a function that prints: ``print``, ``pprint``,
-    ``pretty_print``, ``print_tree``."""
+def _print_call(statement: str) -> ast.Call | None:
+    """``statement`` as a call of a function that prints (``print``, ``pprint``,
+    ``pretty_print``, ``print_tree``), else None."""
     try:
         node = ast.parse(statement.strip(), mode="eval").body
     except UNPARSABLE:
-        return False
+        return None
     if not isinstance(node, ast.Call):
-        return False
+        return None
     func = node.func
     name = (
         func.id
@@ -377,7 +374,7 @@ def _prints(statement: str) -> bool:
         if isinstance(func, ast.Attribute)
         else ""
     )
-    return name.endswith("print") or name.startswith("print_")
+    return node if name.endswith("print") or name.startswith("print_") else None
 
 
 # Words before a session saying it shows an earlier release: "In version 1.6.2 Symbol instances
@@ -408,13 +405,9 @@ def _raised_before_sources(program: Program, raised: int) -> list[TestSource]:
         return []
     setup = [s.source for s in program.steps[:raised]]
     statement = program.steps[raised].source
-    body = "\n".join([*setup, f"with pytest.raises({exception}):", _indent_lines(statement)])
+    body = "\n".join([*setup, f"with pytest.raises({exception}):", indented(statement.strip())])
     note = f"`{statement.strip()}` must raise `{exception}`, as the earlier release the issue shows"
     return [TestSource("issue-session-raised-before", program.imports, body, note)]
-
-
-def _indent_lines(source: str) -> str:
-    return "\n".join("    " + line for line in source.strip().split("\n"))
 
 
 def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:

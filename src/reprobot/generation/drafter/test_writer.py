@@ -49,7 +49,7 @@ def _comment(text: str, width: int = 96) -> list[str]:
     return [f"# {line}" for line in lines[:3]]
 
 
-def _indent(source: str, by: str = "    ") -> str:
+def indented(source: str, by: str = "    ") -> str:
     return textwrap.indent(source, by, lambda line: True).replace(by + "\n", "\n")
 
 
@@ -76,7 +76,7 @@ def module_text(
     for name, body in tests:
         parts.append("")
         parts.append(f"def test_{name}({params}):")
-        parts.append(_indent(body.rstrip("\n")) if body.strip() else "    pass")
+        parts.append(indented(body.rstrip("\n")) if body.strip() else "    pass")
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
@@ -129,7 +129,7 @@ def catch_output(statement: str) -> list[str]:
     """``statement`` run with what it writes to standard output caught in ``CAUGHT_OUTPUT``."""
     return [
         "with _contextlib.redirect_stdout(_io.StringIO()) as _output:",
-        *("    " + line for line in statement.strip().split("\n")),
+        indented(statement.strip()),
     ]
 
 
