@@ -40,6 +40,12 @@ from reprobot.generation.drafter.name_resolution import (
     star_imported,
     undefined_names,
 )
+from reprobot.generation.drafter.prose import (
+    called_right,
+    earlier_release_before,
+    title_calls_wrong,
+    under_expected_heading,
+)
 from reprobot.generation.drafter.snippets import (
     Program,
     Step,
@@ -185,7 +191,8 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
     pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
     if raised is not None and pointed_later:
         out.extend(_raises_like_sources(program, raised))
-    if raised is not None and not pointed_later and _shows_earlier_version(issue, program):
+    earlier = program.origin == "session" and earlier_release_before(issue, program.last_block_line)
+    if raised is not None and not pointed_later and earlier:
         # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should happen.
         out.extend(_raised_before_sources(program, raised))
     elif raised is not None and not pointed_later:
@@ -377,26 +384,6 @@ def _print_call(statement: str) -> ast.Call | None:
     return node if name.endswith("print") or name.startswith("print_") else None
 
 
-# Words before a session saying it shows an earlier release: "In version 1.6.2 Symbol instances
-# had no `__dict__`", "This used to raise", "In older versions".
-_EARLIER_RELEASE = re.compile(
-    r"\b(?:in|with|on|under|using)\s+(?:version\s+|v)?\d+(?:\.\d+)+\b(?=.*\b(?:had|was|were|did"
-    r"|worked|raised|gave|returned|threw)\b)"
-    # "This used to raise", not "the types that were used to fit it".
-    r"|\bused\s+to\s+(?:raise|throw|fail|error|work|return|give|be|have|print|show)\b"
-    r"|\bpreviously\b|\b(?:older|earlier|previous)\s+(?:versions?|releases?)\b",
-    re.I,
-)
-
-
-def _shows_earlier_version(issue: IssueReport, program: Program) -> bool:
-    """Whether the words just before a session say it shows how an earlier release behaved."""
-    if program.origin != "session":
-        return False
-    prose = _prose_around(issue, program.last_block_line)
-    return prose is not None and bool(_EARLIER_RELEASE.search(prose[0]))
-
-
 def _raised_before_sources(program: Program, raised: int) -> list[TestSource]:
     """A session showing a statement raise in an earlier release, which the issue misses now:
     the statement must raise that exception again."""
@@ -428,17 +415,6 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     return [TestSource("issue-session-raises-like", program.imports, body, note)]
 
 
-# A title that calls a result wrong, not an error message or a warning about it ("Wrong
-# error message", "incorrect warning" are about raising, not about a value).
-_WRONG_TITLE = re.compile(
-    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad|break(?:s|ing)?)"
-    # "does not compute separability correctly", "no longer seems to work correctly"
-    r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
-    r"(?!\s+(?:error|exception|warning|message|type\s?error))",
-    re.I,
-)
-
-
 def _squash(text: str) -> str:
     return "".join(text.split())
 
@@ -453,9 +429,9 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     # "Wrong result with apart": the value the session shows last is the one called wrong,
     # unless the words next to the session call it right ("as expected", "str is not fooled").
     if (
-        _WRONG_TITLE.search(issue.title)
+        title_calls_wrong(issue.title)
         and index == shown_value_step(program)
-        and not (program.origin == "session" and _called_right(issue, program.last_block_line))
+        and not (program.origin == "session" and called_right(issue, program.last_block_line))
     ):
         return True
     output = _squash(step.output)
@@ -466,74 +442,6 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         _squash(call) == _squash(step.source) and _squash(value) != output
         for call, value in stated_returns(issue)
     )
-
-
-# Words saying a shown result is the right one ("as expected", "works fine", "str is not
-# affected"), and words that take that back.
-_CALLED_RIGHT = re.compile(
-    r"\bas\s+(?:\w+\s+){0,3}?expect(?:ed)?\b"
-    r"|\b(?:not|isn't|aren't)\s+(?:fooled|affected|broken|impacted)\b|\bunaffected\b"
-    r"|\bworks?(?:\s+\w+){0,2}?\s+(?:fine|correctly|as\s+expected)\b"
-    r"|\b(?:is|are|looks?)\s+(?:fine|right|good|correct)\b",
-    re.I,
-)
-_TAKEN_BACK = re.compile(
-    r"\b(?:not|never|no\s+longer|however|but|instead|wrong|incorrect\w*|bug)\b|n't\b", re.I
-)
-# A heading or label over a block of what should happen: "#### Expected Results", "Expected:".
-_EXPECTED_HEADING = re.compile(
-    r"^[#*_\s]*expected(?:\s+(?:results?|outputs?|behaviou?r|outcome|values?))?[\s:*_]*$", re.I
-)
-
-
-def _prose_around(issue: IssueReport, line: int) -> tuple[str, str] | None:
-    """The prose line just before the code block at ``line`` and the one just after it (empty
-    when a fence comes first); None when no block starts there."""
-    block = next((b for b in issue.code_blocks if b.line == line), None)
-    if block is None:
-        return None
-    lines = issue.body.split("\n")
-    start = block.line - 1
-    size = len(block.text.split("\n"))
-    after = start + size + 2 if block.kind == "fenced" else start + size
-    return (
-        _neighbour(lines, range(start - 1, max(-1, start - 3), -1)),
-        _neighbour(lines, range(after, min(len(lines), after + 2))),
-    )
-
-
-def under_expected_heading(issue: IssueReport, line: int) -> bool:
-    """Whether the code block at ``line`` sits under an "Expected results" heading or label."""
-    prose = _prose_around(issue, line)
-    return prose is not None and bool(_EXPECTED_HEADING.match(prose[0]))
-
-
-def _called_right(issue: IssueReport, line: int) -> bool:
-    """Whether the prose next to the code block at ``line`` calls what it shows right: the line
-    just before it (an "Expected results" heading included), or the line just after it unless
-    that one introduces the next block (ends with a colon)."""
-    prose = _prose_around(issue, line)
-    if prose is None:
-        return False
-    before, following = prose
-    if _EXPECTED_HEADING.match(before):
-        return True
-    for text in (before, "" if following.endswith(":") else following):
-        match = _CALLED_RIGHT.search(text)
-        if match and not _TAKEN_BACK.search(text[: match.start()] + " " + text[match.end() :]):
-            return True
-    return False
-
-
-def _neighbour(lines: list[str], indices: range) -> str:
-    """The first non-blank line at ``indices``, unless a fence comes first."""
-    for k in indices:
-        text = lines[k].strip()
-        if text.startswith(("```", "~~~")):
-            return ""
-        if text:
-            return text
-    return ""
 
 
 def _setup_before(program: Program, call: str) -> list[str]:

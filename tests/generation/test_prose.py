@@ -1,0 +1,85 @@
+"""What the prose around an issue's code block says of it, and what a title says of a result."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprobot.generation.drafter.prose import (
+    called_right,
+    earlier_release_before,
+    prose_around,
+    title_calls_wrong,
+    under_expected_heading,
+)
+from reprobot.generation.issue.file import read_issue
+
+
+def _block_line(text: str) -> int:
+    issue = read_issue(text)
+    (block,) = issue.code_blocks
+    return block.line
+
+
+def _issue(before: str, after: str = "") -> str:
+    return f"Title\n\n{before}\n\n```python\n>>> f(1)\n3\n```\n\n{after}\n"
+
+
+def test_the_lines_around_a_block_are_the_nearest_non_blank_ones() -> None:
+    text = _issue("Look at this:", "That is odd.")
+    issue = read_issue(text)
+    assert prose_around(issue, _block_line(text)) == ("Look at this:", "That is odd.")
+    assert prose_around(issue, 999) is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "right"),
+    [
+        ("It works fine here:", "", True),
+        ("", "Which is as expected.", True),
+        ("#### Expected Results", "", True),
+        ("It works, but not as expected:", "", False),
+        ("This is wrong:", "", False),
+        # The line after a block that introduces the next one says nothing of this one.
+        ("", "This works fine:", False),
+    ],
+)
+def test_words_calling_a_block_right(before: str, after: str, right: bool) -> None:
+    text = _issue(before, after)
+    assert called_right(read_issue(text), _block_line(text)) is right
+
+
+def test_a_block_under_an_expected_heading() -> None:
+    text = _issue("Expected output:")
+    assert under_expected_heading(read_issue(text), _block_line(text))
+    text = _issue("Actual output:")
+    assert not under_expected_heading(read_issue(text), _block_line(text))
+
+
+@pytest.mark.parametrize(
+    ("before", "earlier"),
+    [
+        ("In version 1.6.2 Symbol instances had no `__dict__`:", True),
+        ("This used to raise:", True),
+        ("In older versions:", True),
+        ("The types that were used to fit it:", False),
+        ("In version 1.7 it does this:", False),
+    ],
+)
+def test_words_placing_a_block_in_an_earlier_release(before: str, earlier: bool) -> None:
+    text = _issue(before)
+    assert earlier_release_before(read_issue(text), _block_line(text)) is earlier
+
+
+@pytest.mark.parametrize(
+    ("title", "wrong"),
+    [
+        ("Wrong result with apart", True),
+        ("vectors break pretty printing", True),
+        ("Matrix.col_insert() no longer seems to work correctly.", True),
+        ("Wrong error message when parsing", False),
+        ("Incorrect warning when importing", False),
+        ("Add a rewrite of sign as abs", False),
+    ],
+)
+def test_a_title_calling_a_result_wrong(title: str, wrong: bool) -> None:
+    assert title_calls_wrong(title) is wrong
