@@ -7,7 +7,7 @@ import pytest
 
 from reprobot.bench.dataset import pytest_test_command
 from reprobot.bench.test_ids import map_test_ids
-from reprobot.validation.env.test_commands import runner_family
+from reprobot.validation.env.test_commands import runner_family, runner_of
 from tests.support.scripts import load_script
 
 reporter = load_script("reprobot_unittest")
@@ -35,6 +35,23 @@ reporter = load_script("reprobot_unittest")
 )
 def test_runner_family(command: str, family: str | None) -> None:
     assert runner_family(command) == family
+
+
+@pytest.mark.parametrize(
+    ("command", "runner"),
+    [
+        ("python -m pytest tests", "pytest"),
+        ("python -m unittest discover -v", "unittest"),
+        ("python manage.py test -v 2", "django"),
+        ("python -m django test --settings=t.settings", "django"),
+        ("django-admin test", "django"),
+        ("./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1", "django"),
+        ("tox -epy39 -v --", None),
+    ],
+)
+def test_which_runner_a_command_starts(command: str, runner: str | None) -> None:
+    # Django's runners are of the unittest family; what a drafted test subclasses differs.
+    assert runner_of(command) == runner
 
 
 def test_the_bench_keeps_django_runners_and_replaces_others() -> None:

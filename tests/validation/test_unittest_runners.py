@@ -16,6 +16,7 @@ from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.django_projects import MANAGE, RUNTESTS, SETTINGS, django_pyproject
 from tests.support.repos import make_repo, pyproject
 
 pytestmark = pytest.mark.docker
@@ -129,22 +130,6 @@ def test_a_unittest_selection_runs_only_those_tests_with_coverage(
     assert 6 not in lines.executed  # div's did not
 
 
-SETTINGS = """\
-SECRET_KEY = "test"
-INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "polls"]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
-USE_TZ = True
-"""
-MANAGE = """\
-import os
-import sys
-
-if __name__ == "__main__":
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line(sys.argv)
-"""
 POLLS = """\
 def was_published_recently(age_days):
     return age_days < 1
@@ -169,12 +154,6 @@ class UserTests(TestCase):
         User.objects.create(username="a")
         self.assertEqual(User.objects.count(), 1)
 """
-
-
-def django_pyproject(name: str, packages: str) -> str:
-    return pyproject(
-        name, f'dependencies = ["django>=4.2,<6"]\n\n[tool.setuptools]\npackages = [{packages}]\n'
-    )
 
 
 def test_a_django_project_runs_through_manage_py(
@@ -208,33 +187,6 @@ def test_a_django_project_runs_through_manage_py(
     assert one.outcomes == {"polls/tests.py::UserTests::test_database": Outcome.PASSED}
 
 
-RUNTESTS = """\
-#!/usr/bin/env python
-import argparse
-import os
-import sys
-
-import django
-from django.conf import settings
-from django.test.utils import get_runner
-
-# As Django's own tests/runtests.py: the test apps are modules of this folder.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-settings.configure(
-    INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "basic"],
-    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
-    USE_TZ=True,
-)
-django.setup()
-parser = argparse.ArgumentParser()
-parser.add_argument("modules", nargs="*")
-parser.add_argument("--verbosity", type=int, default=1)
-parser.add_argument("--parallel", default="1")
-options = parser.parse_args()
-runner = get_runner(settings)(verbosity=options.verbosity, interactive=False)
-failures = runner.run_tests(options.modules or ["basic"])
-sys.exit(bool(failures))
-"""
 SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
 BASIC_TESTS = """\
 from django.test import SimpleTestCase

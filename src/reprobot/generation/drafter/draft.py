@@ -57,6 +57,12 @@ from reprobot.generation.drafter.snippets import (
     stated_outcomes,
     stated_returns,
 )
+from reprobot.generation.drafter.test_style import (
+    PYTEST,
+    TMP_PATH_IMPORTS,
+    TestStyle,
+    unittest_body,
+)
 from reprobot.generation.drafter.test_writer import (
     CAUGHT_OUTPUT,
     assert_expected,
@@ -137,16 +143,21 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
 
 
 def _resolve(
-    imports: Sequence[str], prelude: Sequence[str], body: str, tree: TreeContext
+    imports: Sequence[str],
+    prelude: Sequence[str],
+    body: str,
+    tree: TreeContext,
+    provided: Sequence[str] = ("tmp_path",),
 ) -> tuple[list[str], list[str], list[str]]:
-    """(imports, prelude, still undefined) after resolving the names the code leaves undefined."""
+    """(imports, prelude, still undefined) after resolving the names the code leaves undefined;
+    ``provided`` are the names the test itself binds (a fixture, ``self``)."""
     imports = list(imports)
     prelude = list(prelude)
     unresolved: list[str] = []
     starred = star_imported(imports, tree.layout, tree.sources, tree.exports)
     for _ in range(_RESOLVE_ROUNDS):
         source = "\n".join([*imports, *prelude, body])
-        missing = undefined_names(source, provided=("tmp_path", *starred))
+        missing = undefined_names(source, provided=(*provided, *starred))
         missing = [n for n in missing if n not in unresolved]
         if not missing:
             break
@@ -546,23 +557,40 @@ def test_sources(
 
 
 def draft_from_issue(
-    issue: IssueReport, snapshot: RepoSnapshot, tree: TreeContext | None = None
+    issue: IssueReport,
+    snapshot: RepoSnapshot,
+    tree: TreeContext | None = None,
+    style: TestStyle = PYTEST,
 ) -> DrafterOutput:
-    """The no-LLM drafts of an issue, each a new test module in the repository's test layout."""
+    """The no-LLM drafts of an issue, each a new test module in the repository's test layout,
+    written in ``style``: the one the project's test runner collects."""
     tree = tree or tree_context(issue, snapshot)
     sources, wrong, skipped = test_sources(issue, tree)
     stem = slug(issue.title) or "issue"
     drafts: list[Draft] = []
     seen: set[str] = set()
     taken: list[str] = []
-    # Every draft goes to the same folder: the fixtures its conftest.py files offer.
-    fixtures = visible_fixtures(
-        new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.sources
+    # Every draft goes to the same folder: the fixtures its conftest.py files offer (pytest's
+    # alone: a TestCase method asks for none).
+    fixtures = (
+        visible_fixtures(
+            new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.sources
+        )
+        if style.is_pytest
+        else frozenset()
     )
     for source in sources:
+        body = source.body
+        helpers = needed_imports(body)
+        provided: tuple[str, ...] = ("tmp_path",)
+        if not style.is_pytest:
+            body = unittest_body(body, source.wants_tmp_path)
+            temporary = TMP_PATH_IMPORTS if source.wants_tmp_path else ()
+            helpers = [style.base_import, *temporary, *needed_imports(body)]
+            provided = ("self", "_approx")
         wanted = list(source.imports)
-        wanted[:0] = [line for line in needed_imports(source.body) if line not in wanted]
-        imports, prelude, unresolved = _resolve(wanted, [], source.body, tree)
+        wanted[:0] = [line for line in helpers if line not in wanted]
+        imports, prelude, unresolved = _resolve(wanted, [], body, tree, provided)
         # A name the project's test fixtures provide ("app") is asked for as a parameter.
         requested = [n for n in unresolved if n in fixtures and n != "tmp_path"]
         unresolved = [n for n in unresolved if n not in requested]
@@ -574,7 +602,7 @@ def draft_from_issue(
                 )
             )
         params = ", ".join([*(["tmp_path"] if source.wants_tmp_path else []), *requested])
-        text = module_text(issue.title, imports, prelude, [(stem, source.body)], params)
+        text = module_text(issue.title, imports, prelude, [(stem, body)], params, style)
         key = re.sub(r"\s+", " ", text)
         if key in seen:
             continue

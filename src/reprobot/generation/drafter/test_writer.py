@@ -11,6 +11,8 @@ import re
 import textwrap
 from collections.abc import Sequence
 
+from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
+
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _MAX_SLUG_WORDS = 6
 _CLITIC = re.compile(r"(?<=[a-z])['’][a-z]{1,2}\b")
@@ -59,9 +61,11 @@ def module_text(
     prelude: Sequence[str],
     tests: Sequence[tuple[str, str]],
     params: str = "",
+    style: TestStyle = PYTEST,
 ) -> str:
     """A test module: a comment naming the issue, module-level imports and bindings, and each
-    (name, body) as ``def test_<name>(<params>):`` (``params`` names pytest fixtures)."""
+    (name, body) as ``def test_<name>(<params>):`` (``params`` names pytest fixtures), or, in
+    the unittest family's style, as a method of one ``TestCase`` class."""
     parts = [*_comment(f"Reproduces the reported issue: {title}"), ""]
     imports = list(dict.fromkeys(imports))
     if imports:
@@ -73,10 +77,22 @@ def module_text(
     if prelude:
         parts.extend(prelude)
         parts.append("")
-    for name, body in tests:
+    if not style.is_pytest and any("_approx(" in body for _, body in tests):
+        parts.extend(["", *APPROX_HELPER, ""])
+    if style.is_pytest:
+        for name, body in tests:
+            parts.append("")
+            parts.append(f"def test_{name}({params}):")
+            parts.append(indented(body.rstrip("\n")) if body.strip() else "    pass")
+    else:
         parts.append("")
-        parts.append(f"def test_{name}({params}):")
-        parts.append(indented(body.rstrip("\n")) if body.strip() else "    pass")
+        parts.append(f"class {class_name(tests[0][0] if tests else 'issue')}({style.base}):")
+        for k, (name, body) in enumerate(tests):
+            if k:
+                parts.append("")
+            parts.append(f"    def test_{name}(self):")
+            text = body.rstrip("\n") if body.strip() else "pass"
+            parts.append(indented(text, "        "))
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

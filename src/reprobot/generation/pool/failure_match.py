@@ -29,6 +29,8 @@ _SUMMARY = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(?P<msg>.*))?$"
 )
 _LOCATION = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+):(?: in \S+| (?P<type>[\w.]+))?", re.M)
+# A frame of a Python traceback, as the unittest family reports a failure.
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+\.py)", line \d+', re.M)
 _FIXTURE = re.compile(r"fixture '[^']+' not found")
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?|/[\w./-]+")
 _MIN_MESSAGE_SHARE = 0.5
@@ -121,7 +123,8 @@ def parse_failure(detail: str) -> Failure:
         exc_type, message = summary.group("type"), (summary.group("msg") or "").strip()
     if exc_type == "assert" or (not exc_type and first.startswith("assert ")):
         exc_type, message = "AssertionError", first
-    locations = list(_LOCATION.finditer(detail))
+    # pytest's "path.py:12: in f" entries; the unittest family's "File "path.py", line 12".
+    locations = list(_LOCATION.finditer(detail)) or list(_FRAME.finditer(detail))
     raised_in = locations[-1].group("path") if locations else None
     return Failure(short_name(exc_type) if exc_type else "", message, raised_in, detail)
 

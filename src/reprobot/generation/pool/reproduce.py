@@ -16,6 +16,7 @@ import docker
 import structlog
 
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
+from reprobot.generation.drafter.test_style import style_for
 from reprobot.generation.drafts import Draft, RunDraft, Verdict
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
@@ -129,7 +130,8 @@ def _reproduce(
 ) -> Reproduction:
     started = time.monotonic()
     tree = tree_context(issue, snapshot)
-    drafted = draft_from_issue(issue, snapshot, tree)
+    # Drafted as the project's runner collects tests: a pytest function, or a TestCase method.
+    drafted = draft_from_issue(issue, snapshot, tree, style_for(environment.spec.test_cmd))
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
     validator = Validator(

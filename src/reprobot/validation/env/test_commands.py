@@ -28,8 +28,12 @@ def command_words(command: str) -> list[str]:
     return words
 
 
-def runner_family(command: str) -> Family | None:
-    """``pytest``, ``unittest`` (the unittest family, Django's runners included) or None."""
+Runner = Literal["pytest", "unittest", "django"]
+
+
+def runner_of(command: str) -> Runner | None:
+    """``pytest``; ``django`` (``manage.py test``, ``python -m django test``, ``django-admin
+    test``, ``tests/runtests.py``); ``unittest`` (``python -m unittest``); or None."""
     try:
         words = command_words(command)
     except ValueError:
@@ -44,12 +48,20 @@ def runner_family(command: str) -> Family | None:
         rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
     if rest[:2] == ["-m", "pytest"]:
         return "pytest"
-    if rest[:2] == ["-m", "unittest"] or rest[:3] == ["-m", "django", "test"]:
+    if rest[:2] == ["-m", "unittest"]:
         return "unittest"
+    if rest[:3] == ["-m", "django", "test"]:
+        return "django"
     if rest and PurePosixPath(rest[0]).name == "django-admin" and rest[1:2] == ["test"]:
-        return "unittest"
+        return "django"
     if rest and PurePosixPath(rest[0]).name == "manage.py" and rest[1:2] == ["test"]:
-        return "unittest"
+        return "django"
     if rest and PurePosixPath(rest[0]).name == "runtests.py":
-        return "unittest"
+        return "django"
     return None
+
+
+def runner_family(command: str) -> Family | None:
+    """``pytest``, ``unittest`` (the unittest family, Django's runners included) or None."""
+    runner = runner_of(command)
+    return "pytest" if runner == "pytest" else None if runner is None else "unittest"

@@ -1,0 +1,103 @@
+"""The shape of a drafted test for the project's runner: a pytest function, or a method of a
+``TestCase`` class for the unittest family, which collects nothing else.
+
+A pytest function in a Django project run by ``tests/runtests.py`` or ``manage.py test`` is
+never run: the runner's loader only finds ``TestCase`` classes. So a project tested by the
+unittest family gets each drafted test as a method of ``unittest.TestCase``, and a Django
+project as one of ``django.test.TestCase`` (which lets the reporter's code use the test
+database the runner set up). Nothing of pytest is left in such a module: its environment need
+not have pytest at all. Pure functions of the text the drafter wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reprobot.validation.env.test_commands import runner_of
+
+
+@dataclass(frozen=True)
+class TestStyle:
+    """How a test module is written: pytest functions, or methods of ``base``."""
+
+    __test__ = False
+
+    family: str  # "pytest" or "unittest"
+    base_import: str = ""
+    base: str = ""
+
+    @property
+    def is_pytest(self) -> bool:
+        return self.family == "pytest"
+
+
+PYTEST = TestStyle("pytest")
+UNITTEST = TestStyle("unittest", "import unittest as _unittest", "_unittest.TestCase")
+DJANGO = TestStyle(
+    "unittest", "from django.test import TestCase as _DjangoTestCase", "_DjangoTestCase"
+)
+
+
+def style_for(test_cmd: str) -> TestStyle:
+    """The style the project's test command collects; pytest's when the command is unknown."""
+    runner = runner_of(test_cmd)
+    if runner == "django":
+        return DJANGO
+    if runner == "unittest":
+        return UNITTEST
+    return PYTEST
+
+
+# pytest.approx's comparison, for a module that cannot import pytest: numbers, and flat lists,
+# tuples and dicts of them, within a relative 1e-6 (an absolute 1e-12 near zero).
+APPROX_HELPER = (
+    "def _approx(expected):",
+    "    import math",
+    "",
+    "    def close(a, e):",
+    "        return math.isclose(a, e, rel_tol=1e-6, abs_tol=1e-12)",
+    "",
+    "    class _Approx:",
+    "        def __eq__(self, actual):",
+    "            if isinstance(expected, dict):",
+    "                return isinstance(actual, dict) and actual.keys() == expected.keys() and all(",
+    "                    close(actual[k], expected[k]) for k in expected",
+    "                )",
+    "            if isinstance(expected, (list, tuple)):",
+    "                return len(actual) == len(expected) and all(map(close, actual, expected))",
+    "            return close(actual, expected)",
+    "",
+    "        def __repr__(self):",
+    "            return 'approx(%r)' % (expected,)",
+    "",
+    "    return _Approx()",
+)
+
+# A temporary directory standing for pytest's ``tmp_path``, removed when the test ends.
+TMP_PATH_LINES = (
+    "_tmp = _tempfile.TemporaryDirectory()",
+    "self.addCleanup(_tmp.cleanup)",
+    "tmp_path = _pathlib.Path(_tmp.name)",
+)
+TMP_PATH_IMPORTS = ("import pathlib as _pathlib", "import tempfile as _tempfile")
+
+_RAISES = re.compile(r"\bpytest\.raises\(")
+_APPROX = re.compile(r"\bpytest\.approx\(")
+
+
+def unittest_body(body: str, wants_tmp_path: bool) -> str:
+    """A body written for pytest as the body of a ``TestCase`` method: ``pytest.raises`` as
+    ``self.assertRaises``, ``pytest.approx`` as the module's ``_approx``, and ``tmp_path`` as
+    a temporary directory of the test's own."""
+    body = _APPROX.sub("_approx(", _RAISES.sub("self.assertRaises(", body))
+    if wants_tmp_path:
+        body = "\n".join([*TMP_PATH_LINES, body])
+    return body
+
+
+def class_name(stem: str) -> str:
+    """``Test`` and the test's stem in CamelCase: ``parse_duration_1h30m`` gives
+    ``TestParseDuration1h30m``."""
+    words = [w for w in stem.split("_") if w]
+    return "Test" + "".join(w[:1].upper() + w[1:] for w in words)

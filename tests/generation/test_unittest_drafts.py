@@ -1,0 +1,236 @@
+"""Drafted tests in the shape the project's runner collects: ``TestCase`` methods for the unittest
+family (Django's runners included), pytest functions otherwise. The pure writing first, then
+issues reproduced end to end on a unittest-only project and on a Django-style framework run by
+its own ``tests/runtests.py``, each fix verified."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.generation.drafter.test_style import (
+    APPROX_HELPER,
+    DJANGO,
+    PYTEST,
+    UNITTEST,
+    class_name,
+    style_for,
+    unittest_body,
+)
+from reprobot.generation.drafter.test_writer import module_text
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.pool.failure_match import parse_failure
+from reprobot.generation.pool.reproduce import reproduce
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+from tests.support.django_projects import RUNTESTS, django_pyproject
+from tests.support.repos import make_repo, pyproject
+
+
+@pytest.mark.parametrize(
+    ("command", "style"),
+    [
+        ("pytest -rA", PYTEST),
+        ("python -m pytest tests", PYTEST),
+        ("python -m unittest discover -v", UNITTEST),
+        ("./tests/runtests.py --verbosity 2 --settings=test_sqlite", DJANGO),
+        ("python manage.py test -v 2", DJANGO),
+        ("DJANGO_SETTINGS_MODULE=s python -m django test", DJANGO),
+        ("tox -e py311", PYTEST),
+    ],
+)
+def test_the_style_follows_the_test_command(command: str, style: object) -> None:
+    assert style_for(command) == style
+
+
+def test_a_body_for_pytest_becomes_a_testcase_method_body() -> None:
+    body = "x = 1\nwith pytest.raises(ValueError):\n    f(x)\nassert g() == pytest.approx(2.5)"
+    out = unittest_body(body, wants_tmp_path=False)
+    assert "pytest" not in out
+    assert "with self.assertRaises(ValueError):" in out
+    assert "assert g() == _approx(2.5)" in out
+    with_tmp = unittest_body("(tmp_path / 'a.cfg').write_text('x')", wants_tmp_path=True)
+    assert with_tmp.splitlines()[-1] == "(tmp_path / 'a.cfg').write_text('x')"
+    assert "tmp_path = _pathlib.Path(_tmp.name)" in with_tmp
+    assert "self.addCleanup(_tmp.cleanup)" in with_tmp
+
+
+def test_a_unittest_module_is_one_testcase_class_with_the_test_as_a_method() -> None:
+    body = unittest_body("result = mean([1.0, 2.0])\nassert result == pytest.approx(1.5)", False)
+    imports = ["import unittest as _unittest", "from stats import mean"]
+    text = module_text("mean is off", imports, [], [("mean_off", body)], style=UNITTEST)
+    tree = ast.parse(text)
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert cls.name == "TestMeanOff"
+    assert ast.unparse(cls.bases[0]) == "_unittest.TestCase"
+    (method,) = cls.body
+    assert isinstance(method, ast.FunctionDef)
+    assert method.name == "test_mean_off"
+    assert [a.arg for a in method.args.args] == ["self"]
+    # No module-level test function for pytest to find, and nothing of pytest imported.
+    assert not [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("t")]
+    assert "import pytest" not in text
+    assert "def _approx(expected):" in text
+    assert class_name("parse_duration_1h30m") == "TestParseDuration1h30m"
+
+
+def test_the_approximate_comparison_without_pytest() -> None:
+    space: dict[str, object] = {}
+    exec("\n".join(APPROX_HELPER), space)  # the helper's own text, as a module holds it
+    approx = space["_approx"]
+    assert callable(approx)
+    assert approx(2.5) == 2.5000000001
+    assert approx(2.5) != 2.6
+    assert approx([1.0, 2.0]) == (1.0000000001, 2.0)
+    assert approx([1.0, 2.0]) != [1.0]
+    assert approx({"a": 0.1}) == {"a": 0.1 + 1e-15}
+    assert approx({"a": 0.1}) != {"b": 0.1}
+
+
+def test_a_unittest_failure_is_placed_in_the_frame_that_raised() -> None:
+    detail = (
+        "AssertionError: expected '2.5', got 3\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/tests/test_median.py", line 9, in test_median\n'
+        "    assert result == 2.5, 'expected ' + '2.5' + ', got ' + repr(result)\n"
+        "AssertionError: expected '2.5', got 3\n"
+    )
+    failure = parse_failure(detail)
+    assert failure.exc_type == "AssertionError"
+    assert failure.raised_in == "/work/tests/test_median.py"
+
+
+STATS = """\
+def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+"""
+STATS_FIX = """\
+--- a/stats/__init__.py
++++ b/stats/__init__.py
+@@ -1,3 +1,6 @@
+ def median(values):
+     ordered = sorted(values)
+-    return ordered[len(ordered) // 2]
++    middle = len(ordered) // 2
++    if len(ordered) % 2:
++        return ordered[middle]
++    return (ordered[middle - 1] + ordered[middle]) / 2
+"""
+STATS_TESTS = """\
+import unittest
+
+from stats import median
+
+
+class MedianTests(unittest.TestCase):
+    def test_odd(self):
+        self.assertEqual(median([3, 1, 2]), 2)
+"""
+MEDIAN_ISSUE = """\
+median of an even number of values is wrong
+
+```python
+>>> from stats import median
+>>> median([1, 2, 3, 4])
+3
+```
+
+Expected `2.5`.
+"""
+
+
+def test_a_unittest_project_gets_a_testcase_that_reproduces_and_verifies_the_fix(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    repo = make_repo(
+        tmp_path / "stats",
+        {
+            "pyproject.toml": pyproject("stats"),
+            "stats/__init__.py": STATS,
+            "tests/__init__.py": "",
+            "tests/test_stats.py": STATS_TESTS,
+        },
+    )
+    base = RepoSnapshot.from_git(repo, "HEAD", "test/stats")
+    spec = EnvSpec(python="3.11", test_cmd="python -m unittest discover -v")
+    env = ensure_environment(docker_client, spec, base, settings)
+    result = reproduce(read_issue(MEDIAN_ISSUE), base, env, settings, client=docker_client)
+    assert result.reproduced, [c.reason for c in result.candidates]
+    assert result.chosen is not None
+    # The expected value the issue states, checked by a method of a TestCase class.
+    assert result.chosen.draft.method == "issue-session-expected"
+    (test_id,) = result.failing_tests
+    path, cls, method = test_id.split("::")
+    assert path.startswith("tests/") and cls.startswith("Test") and method.startswith("test_")
+    assert "import pytest" not in result.test_patch
+    verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(STATS_FIX))
+    assert verdict.status == "verified", verdict.to_json()
+    assert verdict.transitions[test_id].kind == "F->P"
+
+
+SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
+SLUG_FIX = """\
+--- a/framework/text.py
++++ b/framework/text.py
+@@ -1,2 +1,2 @@
+ def slugify(text):
+-    return text.lower().replace(' ', '-')
++    return text.strip().lower().replace(' ', '-')
+"""
+BASIC_TESTS = """\
+from django.test import SimpleTestCase
+
+from framework.text import slugify
+
+
+class SlugTests(SimpleTestCase):
+    def test_spaces(self):
+        self.assertEqual(slugify("A b"), "a-b")
+"""
+SLUG_ISSUE = """\
+slugify keeps the spaces around a title
+
+```python
+>>> from framework.text import slugify
+>>> slugify(" A title ")
+'-a-title-'
+```
+
+Expected `'a-title'`.
+"""
+
+
+def test_a_django_style_framework_gets_a_django_testcase_run_by_its_own_runtests(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    repo = make_repo(
+        tmp_path / "framework",
+        {
+            "pyproject.toml": django_pyproject("framework", '"framework"'),
+            "framework/__init__.py": "",
+            "framework/text.py": SLUG,
+            "tests/runtests.py": RUNTESTS,
+            "tests/basic/__init__.py": "",
+            "tests/basic/tests.py": BASIC_TESTS,
+        },
+    )
+    base = RepoSnapshot.from_git(repo, "HEAD", "test/framework")
+    spec = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
+    env = ensure_environment(docker_client, spec, base, settings)
+    result = reproduce(read_issue(SLUG_ISSUE), base, env, settings, client=docker_client)
+    assert result.reproduced, [c.reason for c in result.candidates]
+    assert "from django.test import TestCase as _DjangoTestCase" in result.test_patch
+    (test_id,) = result.failing_tests
+    # A module under tests/, which Django's runner imports by its dotted label.
+    path, cls, method = test_id.split("::")
+    assert path.startswith("tests/test_") and cls.startswith("Test") and method.startswith("test_")
+    verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(SLUG_FIX))
+    assert verdict.status == "verified", verdict.to_json()

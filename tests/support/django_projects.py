@@ -1,0 +1,56 @@
+"""Django projects for tests: a site run by ``manage.py test`` and a framework tested, as
+Django itself is, by its own ``tests/runtests.py`` over test apps that are folders of ``tests/``."""
+
+from __future__ import annotations
+
+from tests.support.repos import pyproject
+
+SETTINGS = """\
+SECRET_KEY = "test"
+INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "polls"]
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+USE_TZ = True
+"""
+MANAGE = """\
+import os
+import sys
+
+if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(sys.argv)
+"""
+RUNTESTS = """\
+#!/usr/bin/env python
+import argparse
+import os
+import sys
+
+import django
+from django.conf import settings
+from django.test.utils import get_runner
+
+# As Django's own tests/runtests.py: the test apps are modules of this folder.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+settings.configure(
+    INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "basic"],
+    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
+    USE_TZ=True,
+)
+django.setup()
+parser = argparse.ArgumentParser()
+parser.add_argument("modules", nargs="*")
+parser.add_argument("--verbosity", type=int, default=1)
+parser.add_argument("--parallel", default="1")
+options = parser.parse_args()
+runner = get_runner(settings)(verbosity=options.verbosity, interactive=False)
+failures = runner.run_tests(options.modules or ["basic"])
+sys.exit(bool(failures))
+"""
+
+
+def django_pyproject(name: str, packages: str) -> str:
+    return pyproject(
+        name, f'dependencies = ["django>=4.2,<6"]\n\n[tool.setuptools]\npackages = [{packages}]\n'
+    )
