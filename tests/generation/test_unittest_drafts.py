@@ -19,6 +19,7 @@ from reprobot.generation.drafter.test_style import (
     class_name,
     style_for,
     unittest_body,
+    without_django_setup,
 )
 from reprobot.generation.drafter.test_writer import module_text
 from reprobot.generation.issue.file import read_issue
@@ -60,6 +61,25 @@ def test_a_body_for_pytest_becomes_a_testcase_method_body() -> None:
     assert with_tmp.splitlines()[-1] == "(tmp_path / 'a.cfg').write_text('x')"
     assert "tmp_path = _pathlib.Path(_tmp.name)" in with_tmp
     assert "self.addCleanup(_tmp.cleanup)" in with_tmp
+
+
+def test_under_djangos_runner_the_reporters_own_django_setup_is_left_out() -> None:
+    body = (
+        "from django.conf import settings\n"
+        "settings.configure(DEBUG=True,\n    USE_TZ=False)  # just to allow the import\n"
+        "import django\n"
+        "django.setup()\n"
+        "if True:\n    settings.configure()\n"
+        "x = f(settings.DEBUG)"
+    )
+    assert without_django_setup(body) == (
+        "from django.conf import settings\nimport django\nif True:\n    settings.configure()\n"
+        "x = f(settings.DEBUG)"
+    )
+    assert "settings.configure" not in unittest_body("settings.configure()\nf()", False, DJANGO)
+    # Outside Django's runner, a script's set-up is the reporter's code like any other.
+    assert unittest_body("settings.configure()", False, UNITTEST) == "settings.configure()"
+    assert without_django_setup("def broken(:") == "def broken(:"
 
 
 def test_a_unittest_module_is_one_testcase_class_with_the_test_as_a_method() -> None:
@@ -199,6 +219,10 @@ SLUG_ISSUE = """\
 slugify keeps the spaces around a title
 
 ```python
+>>> from django.conf import settings
+>>> settings.configure()  # just to allow the import
+>>> import django
+>>> django.setup()
 >>> from framework.text import slugify
 >>> slugify(" A title ")
 '-a-title-'

@@ -584,7 +584,7 @@ def draft_from_issue(
         helpers = needed_imports(body)
         provided: tuple[str, ...] = ("tmp_path",)
         if not style.is_pytest:
-            body = unittest_body(body, source.wants_tmp_path)
+            body = unittest_body(body, source.wants_tmp_path, style)
             temporary = TMP_PATH_IMPORTS if source.wants_tmp_path else ()
             helpers = [style.base_import, *temporary, *needed_imports(body)]
             provided = ("self", "_approx")

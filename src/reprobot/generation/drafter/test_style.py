@@ -11,10 +11,12 @@ not have pytest at all. Pure functions of the text the drafter wrote.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
 from reprobot.validation.env.test_commands import runner_of
+from reprobot.validation.source.python_text import UNPARSABLE
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class TestStyle:
     family: str  # "pytest" or "unittest"
     base_import: str = ""
     base: str = ""
+    # The runner has configured Django before any test runs.
+    django: bool = False
 
     @property
     def is_pytest(self) -> bool:
@@ -35,7 +39,7 @@ class TestStyle:
 PYTEST = TestStyle("pytest")
 UNITTEST = TestStyle("unittest", "import unittest as _unittest", "_unittest.TestCase")
 DJANGO = TestStyle(
-    "unittest", "from django.test import TestCase as _DjangoTestCase", "_DjangoTestCase"
+    "unittest", "from django.test import TestCase as _DjangoTestCase", "_DjangoTestCase", True
 )
 
 
@@ -86,14 +90,47 @@ _RAISES = re.compile(r"\bpytest\.raises\(")
 _APPROX = re.compile(r"\bpytest\.approx\(")
 
 
-def unittest_body(body: str, wants_tmp_path: bool) -> str:
+def unittest_body(body: str, wants_tmp_path: bool, style: TestStyle = UNITTEST) -> str:
     """A body written for pytest as the body of a ``TestCase`` method: ``pytest.raises`` as
     ``self.assertRaises``, ``pytest.approx`` as the module's ``_approx``, and ``tmp_path`` as
-    a temporary directory of the test's own."""
+    a temporary directory of the test's own; under Django's runner, without the reporter's own
+    set-up of Django."""
     body = _APPROX.sub("_approx(", _RAISES.sub("self.assertRaises(", body))
+    if style.django:
+        body = without_django_setup(body)
     if wants_tmp_path:
         body = "\n".join([*TMP_PATH_LINES, body])
     return body
+
+
+def _is_django_setup(node: ast.stmt) -> bool:
+    """``settings.configure(...)``, ``django.setup()``, ``django.conf.settings.configure()``."""
+    if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+        return False
+    func = node.value.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = ast.unparse(func.value)
+    return (func.attr == "configure" and owner.split(".")[-1] == "settings") or (
+        func.attr == "setup" and owner == "django"
+    )
+
+
+def without_django_setup(body: str) -> str:
+    """``body`` without the statements that set Django up on their own (``settings.configure()``,
+    ``django.setup()``): a reporter's standalone script needs them, a test under Django's runner
+    must not run them (settings can be configured once), and what the runner configured is what
+    the project's own tests run with. A body that does not parse is left as it is."""
+    try:
+        tree = ast.parse(body)
+    except UNPARSABLE:
+        return body
+    lines = body.split("\n")
+    drop: set[int] = set()
+    for node in tree.body:
+        if _is_django_setup(node) and node.end_lineno is not None:
+            drop.update(range(node.lineno - 1, node.end_lineno))
+    return "\n".join(line for k, line in enumerate(lines) if k not in drop)
 
 
 def class_name(stem: str) -> str:
