@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
+from reprobot.generation.drafter.doc_build import doc_case
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
     called_names,
@@ -547,6 +548,11 @@ def test_sources(
             )
         )
         wrong.extend(case.absent)
+    elif (docs := doc_case(issue, tree.layout, tree.manifests)) is not None:
+        imports, body = cli_test_body(docs)
+        note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
+        sources.append(TestSource("issue-docs", tuple(imports), body, note, True))
+        wrong.extend(docs.absent)
     if not sources and (issue.sessions or issue.python_blocks):
         skipped.append(("issue", _NOTHING_TO_ASSERT))
     elif not sources:
