@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from reprobot.generation.drafter.test_style import DJANGO
 from reprobot.generation.errors import LLMError
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.llm.retrieval import CodeIndex
@@ -86,6 +87,19 @@ def test_the_prompt_holds_instructions_issue_layout_and_code(
     assert 'path="sizes/__init__.py"' in text  # boosted: the traceback points at it
     assert "def parse_size(text):" in text
     assert API_KEY not in str(openai_server.bodies)
+
+
+def test_the_prompt_asks_for_the_shape_the_projects_runner_collects(
+    openai_server: OpenAIServer, snapshot: RepoSnapshot
+) -> None:
+    openai_server.script(reply(NEW_TEST_BLOCK), reply(NEW_TEST_BLOCK))
+    index = CodeIndex.build(snapshot)
+    zero_shot_drafts(sizes_issue(), snapshot, index, llm_for(openai_server), 1, DJANGO)
+    zero_shot_drafts(sizes_issue(), snapshot, index, llm_for(openai_server), 1)
+    django, plain = (body["messages"][1]["content"] for body in openai_server.bodies)
+    assert "django.test.TestCase subclass" in django and "settings.configure()" in django
+    # pytest's functions need no word: the system prompt asks for pytest tests.
+    assert "TestCase" not in plain
 
 
 def test_issue_text_cannot_close_its_own_delimiter(

@@ -35,6 +35,22 @@ class TestStyle:
     def is_pytest(self) -> bool:
         return self.family == "pytest"
 
+    def instructions(self) -> str:
+        """What a model writing tests for this runner must know ("" for pytest's default)."""
+        if self.is_pytest:
+            return ""
+        if self.django:
+            return (
+                "The tests run under Django's own test runner, which collects only TestCase "
+                "classes and has configured Django already: write each test as a test_* method "
+                "of a django.test.TestCase subclass, and never call settings.configure() or "
+                "django.setup()."
+            )
+        return (
+            "The tests run under unittest, which collects only TestCase classes: write each "
+            "test as a test_* method of a unittest.TestCase subclass, without pytest."
+        )
+
 
 PYTEST = TestStyle("pytest")
 UNITTEST = TestStyle("unittest", "import unittest as _unittest", "_unittest.TestCase")

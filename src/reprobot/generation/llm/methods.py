@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import structlog
 
+from reprobot.generation.drafter.test_style import PYTEST, TestStyle
 from reprobot.generation.drafts import Draft, RunDraft
 from reprobot.generation.errors import LLMError
 from reprobot.generation.issue.report import IssueReport
@@ -27,9 +28,11 @@ def llm_drafts(
     llm: LLMClient,
     run_draft: RunDraft,
     settings: Settings,
+    style: TestStyle = PYTEST,
 ) -> tuple[list[Draft], list[tuple[str, str]]]:
-    """Drafts of both LLM methods for ``issue`` on ``snapshot``, and (method, reason) for each
-    method or reply that produced none. Never raises LLMError."""
+    """Drafts of both LLM methods for ``issue`` on ``snapshot``, asked for in ``style`` (the
+    shape the project's runner collects), and (method, reason) for each method or reply that
+    produced none. Never raises LLMError."""
     # The client is usually built once per process; the budget is per issue.
     llm = llm.for_issue()
     index = CodeIndex.build(snapshot)
@@ -39,7 +42,7 @@ def llm_drafts(
     if settings.llm_samples > 0:
         try:
             found, refused = llm_zero_shot.zero_shot_drafts(
-                issue, snapshot, index, llm, settings.llm_samples
+                issue, snapshot, index, llm, settings.llm_samples, style
             )
             drafts += found
             rejected += refused
@@ -54,7 +57,7 @@ def llm_drafts(
         else:
             try:
                 found, refused = llm_agent.agent_drafts(
-                    issue, snapshot, index, llm, run_draft, settings.llm_agent_steps
+                    issue, snapshot, index, llm, run_draft, settings.llm_agent_steps, style
                 )
                 drafts += found
                 rejected += refused

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reprobot.generation.drafter.test_style import TestStyle
 from reprobot.generation.drafts import Draft, RunDraft
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.llm.client import LLMClient, make_client
@@ -13,9 +14,9 @@ from reprobot.validation.source.snapshot import RepoSnapshot
 
 def llm_drafter_for(llm: LLMClient, settings: Settings) -> LLMDrafter:
     def draft(
-        issue: IssueReport, snapshot: RepoSnapshot, run_draft: RunDraft
+        issue: IssueReport, snapshot: RepoSnapshot, run_draft: RunDraft, style: TestStyle
     ) -> tuple[list[Draft], list[tuple[str, str]]]:
-        return llm_drafts(issue, snapshot, llm, run_draft, settings)
+        return llm_drafts(issue, snapshot, llm, run_draft, settings, style)
 
     return draft
 

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 import structlog
 
+from reprobot.generation.drafter.test_style import PYTEST, TestStyle
 from reprobot.generation.drafts import Draft
 from reprobot.generation.errors import DiffFormatError, LLMError
 from reprobot.generation.formats.function_diff import safe_path
@@ -117,9 +118,11 @@ def file_stem(issue: IssueReport) -> str:
     return "_".join(kept) or "reported_issue"
 
 
-def render_layout(issue: IssueReport, layout: TestLayout) -> tuple[str, str]:
-    """Where tests live, the related test files and a suggested new path, as prompt text; and
-    the suggested path."""
+def render_layout(
+    issue: IssueReport, layout: TestLayout, style: TestStyle = PYTEST
+) -> tuple[str, str]:
+    """Where tests live, the related test files, a suggested new path and the shape the
+    project's runner collects, as prompt text; and the suggested path."""
     suggested = new_test_path(issue, layout, file_stem(issue))
     related = related_test_files(issue, layout)
     lines = ["Tests in this repository:"]
@@ -133,6 +136,8 @@ def render_layout(issue: IssueReport, layout: TestLayout) -> tuple[str, str]:
     if layout.packages:
         lines.append("- importable packages: " + ", ".join(layout.packages[:10]))
     lines.append(f"- suggested path for a new test file: {suggested}")
+    if style.instructions():
+        lines.append(f"- {style.instructions()}")
     return "\n".join(lines), suggested
 
 
@@ -156,10 +161,14 @@ def boost_paths(issue: IssueReport, layout: TestLayout) -> list[str]:
 
 
 def build_messages(
-    issue: IssueReport, layout: TestLayout, index: CodeIndex, context_chars: int = CONTEXT_CHARS
+    issue: IssueReport,
+    layout: TestLayout,
+    index: CodeIndex,
+    context_chars: int = CONTEXT_CHARS,
+    style: TestStyle = PYTEST,
 ) -> list[Message]:
     """The zero-shot prompt: system instructions, then issue, test layout and retrieved code."""
-    layout_text, _ = render_layout(issue, layout)
+    layout_text, _ = render_layout(issue, layout, style)
     files = context_files(retrieval_query(issue), index, boost_paths(issue, layout), context_chars)
     user = "\n\n".join(
         [
@@ -240,12 +249,17 @@ def read_reply(reply: Reply, read_file: Callable[[str], str | None], max_tokens:
 
 
 def zero_shot_drafts(
-    issue: IssueReport, snapshot: RepoSnapshot, index: CodeIndex, llm: LLMClient, samples: int
+    issue: IssueReport,
+    snapshot: RepoSnapshot,
+    index: CodeIndex,
+    llm: LLMClient,
+    samples: int,
+    style: TestStyle = PYTEST,
 ) -> tuple[list[Draft], list[tuple[str, str]]]:
     """Up to ``samples`` drafts from one prompt (the first at temperature 0, the rest sampled at
     the client's temperature in one request where the server supports ``n``), and the replies
     rejected with their reasons. Raises LLMError only when not a single reply came back."""
-    messages = build_messages(issue, layout_of(snapshot), index)
+    messages = build_messages(issue, layout_of(snapshot), index, style=style)
     replies: list[tuple[Reply, float]] = []
     rejected: Rejected = []
     try:

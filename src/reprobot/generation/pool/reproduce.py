@@ -16,7 +16,7 @@ import docker
 import structlog
 
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
-from reprobot.generation.drafter.test_style import style_for
+from reprobot.generation.drafter.test_style import TestStyle, style_for
 from reprobot.generation.drafts import Draft, RunDraft, Verdict
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
@@ -36,7 +36,7 @@ log = structlog.get_logger(__name__)
 # LLM methods are passed in (``reprobot.generation.llm.methods.llm_drafts`` bound to a client),
 # so that this module runs, and is tested, without any endpoint.
 LLMDrafter = Callable[
-    [IssueReport, RepoSnapshot, RunDraft], tuple[list[Draft], list[tuple[str, str]]]
+    [IssueReport, RepoSnapshot, RunDraft, TestStyle], tuple[list[Draft], list[tuple[str, str]]]
 ]
 
 
@@ -131,7 +131,8 @@ def _reproduce(
     started = time.monotonic()
     tree = tree_context(issue, snapshot)
     # Drafted as the project's runner collects tests: a pytest function, or a TestCase method.
-    drafted = draft_from_issue(issue, snapshot, tree, style_for(environment.spec.test_cmd))
+    style = style_for(environment.spec.test_cmd)
+    drafted = draft_from_issue(issue, snapshot, tree, style)
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
     validator = Validator(
@@ -145,7 +146,7 @@ def _reproduce(
         methods.append("llm")
         # The agent's own runs are judged as they happen; its drafts are validated again
         # together with the zero-shot samples, so every candidate is judged the same way.
-        llm_drafts, llm_rejected = llm_drafter(issue, snapshot, validator.run_draft())
+        llm_drafts, llm_rejected = llm_drafter(issue, snapshot, validator.run_draft(), style)
         rejected.extend(llm_rejected)
         candidates.extend(validator.validate(_distinct(llm_drafts, drafts)))
     # One run stays free for the confirmation of the chosen candidate (two with a fix).
