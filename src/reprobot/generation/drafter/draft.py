@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
 from reprobot.generation.drafter.doc_build import doc_case
+from reprobot.generation.drafter.imports_in_tests import imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
     called_names,
@@ -131,6 +132,8 @@ class TreeContext:
     aliases: Mapping[str, str] = field(default_factory=dict)
     # What each package exports, star imports followed (``all_exports``).
     exports: Mapping[str, Mapping[str, ast.stmt]] | None = None
+    # Name to the import the project's tests use for it most often (``imports_in_tests``).
+    test_imports: Mapping[str, str] = field(default_factory=dict)
 
 
 def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
@@ -140,7 +143,8 @@ def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
     manifests = read_texts(snapshot, _MANIFESTS)
     aliases = import_aliases(sources.values(), layout.packages)
     exports = all_exports(layout, sources)
-    return TreeContext(layout, sources, manifests, related, aliases, exports)
+    imported = imports_in_tests(layout.test_files, sources)
+    return TreeContext(layout, sources, manifests, related, aliases, exports, imported)
 
 
 def _resolve(
@@ -170,6 +174,8 @@ def _resolve(
             frozenset(called_names(body)),
             tree.aliases,
             tree.exports,
+            tree.test_imports,
+            imports,
         )
         unresolved.extend(found.unresolved)
         for statement in found.statements:

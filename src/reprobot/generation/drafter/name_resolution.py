@@ -285,26 +285,46 @@ def resolve_names(
     called: frozenset[str] = frozenset(),
     aliases: Mapping[str, str] | None = None,
     exports: Mapping[str, Mapping[str, ast.stmt]] | None = None,
+    test_imports: Mapping[str, str] | None = None,
+    imported: Sequence[str] = (),
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
     (the package ``__init__`` files, the related test files and the modules of the tree). A
     name in ``called`` is called by the snippet: it resolves to a function or class of that
-    name before a module."""
+    name before a module. A name nothing else binds takes the import the project's tests use
+    for it most often (``imports_in_tests``); a one-letter name only from a module the code
+    already imports from (``imported``, the code's import statements, or another name's)."""
     statements: list[str] = []
     unresolved: list[str] = []
     if exports is None:
         exports = all_exports(layout, sources)
     test_bindings = [(path, module_bindings(sources.get(path, ""))) for path in related_tests]
+    pending: list[str] = []
     for name in names:
         statement = _resolve_one(name, layout, exports, test_bindings, sources, name in called)
         if statement is None and aliases and name in aliases:
             module = aliases[name]
             statement = f"import {module}" if module == name else f"import {module} as {name}"
         if statement is None:
-            unresolved.append(name)
+            pending.append(name)
         elif statement not in statements:
             statements.append(statement)
+    # "t" beside x and y from sympy.abc is sympy.abc's t; a lone "A" may be anything.
+    modules = {_source_module(s) for s in [*imported, *statements]}
+    for name in pending:
+        statement = (test_imports or {}).get(name)
+        if statement is not None and (len(name) > 1 or _source_module(statement) in modules):
+            if statement not in statements:
+                statements.append(statement)
+        else:
+            unresolved.append(name)
     return Resolution(tuple(statements), tuple(unresolved))
+
+
+def _source_module(statement: str) -> str:
+    """The module an import statement reads from (``from a.b import c``: ``a.b``)."""
+    words = statement.split()
+    return words[1] if len(words) > 1 and words[0] in ("from", "import") else ""
 
 
 def _resolve_one(

@@ -1,0 +1,61 @@
+"""What the project's own test modules import, by the name each import binds.
+
+A reporter's session leaves out what their shell had already imported (``t`` from
+``sympy.abc``, ``np`` for ``numpy``). When neither the packages of the tree nor the most related
+test files bind such a name, the import the project's tests use for it most often is the best
+guess of what the reporter meant: it is how the project itself spells that name. Read with a
+regular expression over the module-level import lines only (no test module is parsed or run);
+relative imports are left out, since a drafted module lives elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+
+# "from a.b import x, y as z" (one line, or in parentheses over several) and "import a.b as c".
+_FROM = re.compile(
+    r"^from\s+(?P<module>[A-Za-z_][\w.]*)\s+import\s+(?P<names>\([^)]*\)|[^\n#;]+)", re.M
+)
+_IMPORT = re.compile(r"^import\s+(?P<names>[^\n#;()]+)", re.M)
+_ALIAS = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(?:\s+as\s+(?P<asname>[A-Za-z_]\w*))?$")
+_MAX_FILES = 5000
+_MAX_FILE_CHARS = 400_000
+
+
+def _aliases(text: str) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    for part in text.strip().strip("()").replace("\\\n", " ").split(","):
+        match = _ALIAS.match(" ".join(part.split()))
+        if match:
+            out.append((match.group("name"), match.group("asname")))
+    return out
+
+
+def imports_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) -> dict[str, str]:
+    """Name to the import statement binding it that the test modules use most often (ties to
+    the shorter statement), from the module-level imports of ``test_files``."""
+    counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for path in test_files[:_MAX_FILES]:
+        text = sources.get(path)
+        if not text or len(text) > _MAX_FILE_CHARS:
+            continue
+        for match in _FROM.finditer(text):
+            module = match.group("module")
+            for name, asname in _aliases(match.group("names")):
+                if name == "*" or "." in name:
+                    continue
+                bound = asname or name
+                as_part = f" as {asname}" if asname else ""
+                counts[bound][f"from {module} import {name}{as_part}"] += 1
+        for match in _IMPORT.finditer(text):
+            for name, asname in _aliases(match.group("names")):
+                bound = asname or name.split(".")[0]
+                statement = f"import {name} as {asname}" if asname else f"import {name}"
+                if asname or "." not in name:
+                    counts[bound][statement] += 1
+    return {
+        name: min(found.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
+        for name, found in counts.items()
+    }
