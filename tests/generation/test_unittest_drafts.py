@@ -31,7 +31,7 @@ from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
-from tests.support.django_projects import RUNTESTS, django_pyproject
+from tests.support.django_projects import FRAMEWORK_SPEC, framework_repo
 from tests.support.repos import make_repo, pyproject
 
 
@@ -196,7 +196,6 @@ def test_a_unittest_project_gets_a_testcase_that_reproduces_and_verifies_the_fix
     assert verdict.transitions[test_id].kind == "F->P"
 
 
-SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
 SLUG_FIX = """\
 --- a/framework/text.py
 +++ b/framework/text.py
@@ -235,20 +234,8 @@ Expected `'a-title'`.
 def test_a_django_style_framework_gets_a_django_testcase_run_by_its_own_runtests(
     docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
 ) -> None:
-    repo = make_repo(
-        tmp_path / "framework",
-        {
-            "pyproject.toml": django_pyproject("framework", '"framework"'),
-            "framework/__init__.py": "",
-            "framework/text.py": SLUG,
-            "tests/runtests.py": RUNTESTS,
-            "tests/basic/__init__.py": "",
-            "tests/basic/tests.py": BASIC_TESTS,
-        },
-    )
-    base = RepoSnapshot.from_git(repo, "HEAD", "test/framework")
-    spec = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
-    env = ensure_environment(docker_client, spec, base, settings)
+    base = framework_repo(tmp_path / "framework", BASIC_TESTS)
+    env = ensure_environment(docker_client, FRAMEWORK_SPEC, base, settings)
     result = reproduce(read_issue(SLUG_ISSUE), base, env, settings, client=docker_client)
     assert result.reproduced, [c.reason for c in result.candidates]
     assert "from django.test import TestCase as _DjangoTestCase" in result.test_patch

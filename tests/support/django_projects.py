@@ -3,7 +3,11 @@ Django itself is, by its own ``tests/runtests.py`` over test apps that are folde
 
 from __future__ import annotations
 
-from tests.support.repos import pyproject
+from pathlib import Path
+
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.repos import make_repo, pyproject
 
 SETTINGS = """\
 SECRET_KEY = "test"
@@ -54,3 +58,25 @@ def django_pyproject(name: str, packages: str) -> str:
     return pyproject(
         name, f'dependencies = ["django>=4.2,<6"]\n\n[tool.setuptools]\npackages = [{packages}]\n'
     )
+
+
+SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
+# Run as Django's own suite is: its tests/runtests.py, over the test apps under tests/.
+FRAMEWORK_SPEC = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
+
+
+def framework_repo(path: Path, basic_tests: str) -> RepoSnapshot:
+    """A framework tested as Django itself is: ``framework.text.slugify`` (which keeps the spaces
+    around a title), ``tests/runtests.py``, and one test app, ``basic``, holding ``basic_tests``."""
+    repo = make_repo(
+        path,
+        {
+            "pyproject.toml": django_pyproject("framework", '"framework"'),
+            "framework/__init__.py": "",
+            "framework/text.py": SLUG,
+            "tests/runtests.py": RUNTESTS,
+            "tests/basic/__init__.py": "",
+            "tests/basic/tests.py": basic_tests,
+        },
+    )
+    return RepoSnapshot.from_git(repo, "HEAD", "test/framework")

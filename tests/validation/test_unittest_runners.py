@@ -16,7 +16,13 @@ from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
-from tests.support.django_projects import MANAGE, RUNTESTS, SETTINGS, django_pyproject
+from tests.support.django_projects import (
+    FRAMEWORK_SPEC,
+    MANAGE,
+    SETTINGS,
+    django_pyproject,
+    framework_repo,
+)
 from tests.support.repos import make_repo, pyproject
 
 pytestmark = pytest.mark.docker
@@ -187,7 +193,6 @@ def test_a_django_project_runs_through_manage_py(
     assert one.outcomes == {"polls/tests.py::UserTests::test_database": Outcome.PASSED}
 
 
-SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
 BASIC_TESTS = """\
 from django.test import SimpleTestCase
 
@@ -206,20 +211,8 @@ class SlugTests(SimpleTestCase):
 def test_a_django_style_project_runs_through_its_own_runtests(
     docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
 ) -> None:
-    repo = make_repo(
-        tmp_path / "framework",
-        {
-            "pyproject.toml": django_pyproject("framework", '"framework"'),
-            "framework/__init__.py": "",
-            "framework/text.py": SLUG,
-            "tests/runtests.py": RUNTESTS,
-            "tests/basic/__init__.py": "",
-            "tests/basic/tests.py": BASIC_TESTS,
-        },
-    )
-    snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/framework")
-    spec = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
-    env = ensure_environment(docker_client, spec, snapshot, settings)
+    snapshot = framework_repo(tmp_path / "framework", BASIC_TESTS)
+    env = ensure_environment(docker_client, FRAMEWORK_SPEC, snapshot, settings)
     # The ids Django's runner uses in SWE-bench (``test_x (basic.tests.SlugTests)``) map onto
     # these files; the selection becomes Django's dotted labels, relative to tests/.
     run = run_tests(
