@@ -73,10 +73,22 @@ def test_under_djangos_runner_the_reporters_own_django_setup_is_left_out() -> No
         "x = f(settings.DEBUG)"
     )
     assert without_django_setup(body) == (
-        "from django.conf import settings\nimport django\nif True:\n    settings.configure()\n"
-        "x = f(settings.DEBUG)"
+        "from django.conf import settings\n"
+        "_overridden = _override_settings(DEBUG=True, USE_TZ=False)\n"
+        "_overridden.enable()\nself.addCleanup(_overridden.disable)\n"
+        "import django\nif True:\n    settings.configure()\nx = f(settings.DEBUG)"
     )
     assert "settings.configure" not in unittest_body("settings.configure()\nf()", False, DJANGO)
+    # What the script's own configuration sets holds for the rest of the test; the apps and
+    # databases stay the runner's.
+    configured = without_django_setup(
+        "settings.configure(USE_TZ=True, TIME_ZONE='Europe/Paris',\n"
+        "                   INSTALLED_APPS=['x'], DATABASES={})\nf()"
+    )
+    assert configured == (
+        "_overridden = _override_settings(USE_TZ=True, TIME_ZONE='Europe/Paris')\n"
+        "_overridden.enable()\nself.addCleanup(_overridden.disable)\nf()"
+    )
     # Outside Django's runner, a script's set-up is the reporter's code like any other.
     assert unittest_body("settings.configure()", False, UNITTEST) == "settings.configure()"
     assert without_django_setup("def broken(:") == "def broken(:"
@@ -196,13 +208,21 @@ def test_a_unittest_project_gets_a_testcase_that_reproduces_and_verifies_the_fix
     assert verdict.transitions[test_id].kind == "F->P"
 
 
+# slugify as a setting makes it: the issue's script configures the separator itself.
+SETTING_SLUG = """\
+from django.conf import settings
+
+
+def slugify(text):
+    return text.lower().replace(" ", getattr(settings, "SLUG_SEPARATOR", "-"))
+"""
 SLUG_FIX = """\
 --- a/framework/text.py
 +++ b/framework/text.py
-@@ -1,2 +1,2 @@
+@@ -4,2 +4,2 @@
  def slugify(text):
--    return text.lower().replace(' ', '-')
-+    return text.strip().lower().replace(' ', '-')
+-    return text.lower().replace(" ", getattr(settings, "SLUG_SEPARATOR", "-"))
++    return text.strip().lower().replace(" ", getattr(settings, "SLUG_SEPARATOR", "-"))
 """
 BASIC_TESTS = """\
 from django.test import SimpleTestCase
@@ -219,26 +239,28 @@ slugify keeps the spaces around a title
 
 ```python
 >>> from django.conf import settings
->>> settings.configure()  # just to allow the import
+>>> settings.configure(SLUG_SEPARATOR="_")  # just to allow the import
 >>> import django
 >>> django.setup()
 >>> from framework.text import slugify
 >>> slugify(" A title ")
-'-a-title-'
+'_a_title_'
 ```
 
-Expected `'a-title'`.
+Expected `'a_title'`.
 """
 
 
 def test_a_django_style_framework_gets_a_django_testcase_run_by_its_own_runtests(
     docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
 ) -> None:
-    base = framework_repo(tmp_path / "framework", BASIC_TESTS)
+    base = framework_repo(tmp_path / "framework", BASIC_TESTS, SETTING_SLUG)
     env = ensure_environment(docker_client, FRAMEWORK_SPEC, base, settings)
     result = reproduce(read_issue(SLUG_ISSUE), base, env, settings, client=docker_client)
     assert result.reproduced, [c.reason for c in result.candidates]
     assert "from django.test import TestCase as _DjangoTestCase" in result.test_patch
+    # The script's own setting holds in the test, through override_settings.
+    assert '_override_settings(SLUG_SEPARATOR="_")' in result.test_patch
     (test_id,) = result.failing_tests
     # A module under tests/, which Django's runner imports by its dotted label.
     path, cls, method = test_id.split("::")

@@ -65,15 +65,16 @@ SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
 FRAMEWORK_SPEC = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
 
 
-def framework_repo(path: Path, basic_tests: str) -> RepoSnapshot:
-    """A framework tested as Django itself is: ``framework.text.slugify`` (which keeps the spaces
-    around a title), ``tests/runtests.py``, and one test app, ``basic``, holding ``basic_tests``."""
+def framework_repo(path: Path, basic_tests: str, slug: str = SLUG) -> RepoSnapshot:
+    """A framework tested as Django itself is: ``framework.text.slugify`` (``slug``: by default
+    one that keeps the spaces around a title), ``tests/runtests.py``, and one test app,
+    ``basic``, holding ``basic_tests``."""
     repo = make_repo(
         path,
         {
             "pyproject.toml": django_pyproject("framework", '"framework"'),
             "framework/__init__.py": "",
-            "framework/text.py": SLUG,
+            "framework/text.py": slug,
             "tests/runtests.py": RUNTESTS,
             "tests/basic/__init__.py": "",
             "tests/basic/tests.py": basic_tests,

@@ -132,21 +132,55 @@ def _is_django_setup(node: ast.stmt) -> bool:
     )
 
 
+# Settings a test cannot take over from a standalone script: the runner's apps and databases
+# are what its test database was built from.
+_RUNNER_OWNS = frozenset({"INSTALLED_APPS", "DATABASES", "DATABASE_ROUTERS", "SECRET_KEY"})
+
+
+def _overrides(body: str, node: ast.stmt) -> list[str]:
+    """The settings a ``settings.configure(USE_TZ=True, ...)`` call sets, as ``override_settings``
+    for the rest of the test (removed again when it ends); none for ``django.setup()``."""
+    if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+        return []
+    kept = []
+    for keyword in node.value.keywords:
+        name = keyword.arg
+        value = ast.get_source_segment(body, keyword.value)
+        if name and name.isupper() and name not in _RUNNER_OWNS and value is not None:
+            kept.append(f"{name}={' '.join(value.split())}")
+    if not kept:
+        return []
+    return [
+        f"_overridden = _override_settings({', '.join(kept)})",
+        "_overridden.enable()",
+        "self.addCleanup(_overridden.disable)",
+    ]
+
+
 def without_django_setup(body: str) -> str:
     """``body`` without the statements that set Django up on their own (``settings.configure()``,
     ``django.setup()``): a reporter's standalone script needs them, a test under Django's runner
     must not run them (settings can be configured once), and what the runner configured is what
-    the project's own tests run with. A body that does not parse is left as it is."""
+    the project's own tests run with. The settings such a call sets (``USE_TZ=True``) hold for
+    the rest of the test, through ``override_settings``; the apps and databases stay the
+    runner's. A body that does not parse is left as it is."""
     try:
         tree = ast.parse(body)
     except UNPARSABLE:
         return body
     lines = body.split("\n")
+    replaced: dict[int, list[str]] = {}
     drop: set[int] = set()
     for node in tree.body:
         if _is_django_setup(node) and node.end_lineno is not None:
             drop.update(range(node.lineno - 1, node.end_lineno))
-    return "\n".join(line for k, line in enumerate(lines) if k not in drop)
+            replaced[node.lineno - 1] = _overrides(body, node)
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        out.extend(replaced.get(k, []))
+        if k not in drop:
+            out.append(line)
+    return "\n".join(out)
 
 
 def class_name(stem: str) -> str:

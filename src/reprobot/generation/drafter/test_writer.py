@@ -210,6 +210,7 @@ _HELPER_IMPORTS = (
     ("_sys.", "import sys as _sys"),
     ("_contextlib.", "import contextlib as _contextlib"),
     ("_io.", "import io as _io"),
+    ("_override_settings(", "from django.test import override_settings as _override_settings"),
 )
 
 
