@@ -380,6 +380,16 @@ def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
     assert_applies(repo, d)
 
 
+def test_a_bare_name_as_the_expected_value_counts_only_when_the_project_exports_it(
+    snapshot: RepoSnapshot,
+) -> None:
+    # "mean" is a value the calc package exports; "positive" is a word of the reporter's.
+    named = draft(("mean([1, 2]) is 1, it should be mean", ""), snapshot)
+    assert [d.method for d in named.drafts] == ["issue-expected-return", "issue-stated-value"]
+    worded = draft(("mean([1, 2]) is 1, it should be positive", ""), snapshot)
+    assert [d.method for d in worded.drafts] == ["issue-stated-value"]
+
+
 def test_a_command_line_reproduction(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(CLI_ISSUE, snapshot)
     d = by_method(out)["issue-cli"]

@@ -465,6 +465,16 @@ def test_stated_returns_ignores_lines_that_state_no_call(line: str) -> None:
         ),
         ("f(x) should be 0 instead of 0.75", "", [("f(x)", "0.75", "0")]),
         ("f(x) should be fast rather than slow", "", []),
+        # "produces", and the value it should give in a clause of its own after a comma.
+        (
+            "0**-oo produces 0, the documentation says it should produce zoo",
+            "",
+            [("0**-oo", "0", "zoo")],
+        ),
+        ("f(x) gives 3, but should be 2.5", "", [("f(x)", "3", "2.5")]),
+        # A bare name there is kept for the drafter to weigh; a word as the value is not.
+        ("len(x) is 0; it should be positive", "", [("len(x)", "0", "positive")]),
+        ("Matrix(x) is slow, should be fast", "", []),
     ],
 )
 def test_stated_outcomes(title: str, body: str, found: list[tuple[str, str, str | None]]) -> None:

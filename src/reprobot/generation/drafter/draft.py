@@ -513,6 +513,18 @@ def _stated_value_sources(programs: list[Program], call: str, value: str) -> lis
     return [TestSource("issue-stated-value", imports, body, note)]
 
 
+_CONSTANTS = frozenset({"None", "True", "False"})
+
+
+def _known_value(expected: str | None, tree: TreeContext) -> str | None:
+    """``expected`` unless it is a bare name that is no value the project exports ("zoo" is
+    SymPy's; "fast" in "f(x) is slow, should be fast" is a word)."""
+    if expected is None or not expected.isidentifier() or expected in _CONSTANTS:
+        return expected
+    exported = any(expected in names for names in (tree.exports or {}).values())
+    return expected if exported else None
+
+
 def test_sources(
     issue: IssueReport, tree: TreeContext
 ) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
@@ -536,7 +548,7 @@ def test_sources(
     if returns:
         sources.extend(_expected_return_sources(programs, returns[0]))
     for call, value, stated in stated_outcomes(issue)[:1]:
-        expected = stated or _expected_for(issue, value)
+        expected = _known_value(stated, tree) or _expected_for(issue, value)
         if expected and not returns:
             sources.extend(_expected_return_sources(programs, (call, expected)))
         sources.extend(_stated_value_sources(programs, call, value))

@@ -349,12 +349,17 @@ _EXC_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interru
 
 
 _OUTCOME_VERBS = (
-    r"(?:is|are|returns|returned|gives|gave|yields|evaluates\s+to|equals|results\s+in|==)"
+    r"(?:is|are|returns|returned|gives|gave|yields|produces|produced|evaluates\s+to|equals"
+    r"|results\s+in|==)"
 )
-# "median([7, 8, 9, 10]) is 9", "`f(x)` returns `3` instead of `2.5`" (a title, or a line).
+# "median([7, 8, 9, 10]) is 9", "`f(x)` returns `3` instead of `2.5`", "0**-oo produces 0, the
+# documentation says it should produce zoo" (a title, or a line).
 _STATED_OUTCOME = re.compile(
     rf"^\s*`?(?P<call>[^`]+?)`?\s+{_OUTCOME_VERBS}\s+`?(?P<value>[^`]+?)`?"
-    r"(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be|not)\s+`?(?P<expected>[^`]+?)`?)?"
+    r"(?:(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be|not)\s+"
+    r"|\s*[,;]\s+(?:but\s+)?(?:[\w']+\s+){0,5}?should\s+"
+    r"(?:be|give|return|produce|yield|equal|evaluate\s+to)\s+)"
+    r"`?(?P<expected>[^`]+?)`?)?"
     r"\s*[.!]?\s*$",
     re.I,
 )
@@ -429,6 +434,13 @@ def stated_outcomes(issue: IssueReport) -> list[tuple[str, str, str | None]]:
             continue
         call, value = match.group("call").strip(), match.group("value").strip()
         expected = (match.group("expected") or "").strip() or None
-        if _is_call(call) and _is_value(value) and (expected is None or _is_value(expected)):
+        # A title may name the expected value by a bare name ("should produce zoo"); whether
+        # that name is a value of the project is for the drafter, which knows the tree.
+        named = k == 0 and expected is not None and _is_name(expected)
+        if (
+            _is_call(call)
+            and _is_value(value)
+            and (expected is None or _is_value(expected) or named)
+        ):
             found.append((call, value, expected))
     return found
