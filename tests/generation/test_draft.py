@@ -390,6 +390,16 @@ def test_a_bare_name_as_the_expected_value_counts_only_when_the_project_exports_
     assert [d.method for d in worded.drafts] == ["issue-stated-value"]
 
 
+def test_an_expected_value_given_as_a_sentence_is_no_value_to_compare(
+    snapshot: RepoSnapshot,
+) -> None:
+    session = "```python\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n\n"
+    worded = draft(("mean of two numbers", session + "Expected: the average of both\n"), snapshot)
+    assert "issue-session-expected" not in [d.method for d in worded.drafts]
+    valued = draft(("mean of two numbers", session + "Expected: `1.5`\n"), snapshot)
+    assert "issue-session-expected" in [d.method for d in valued.drafts]
+
+
 def test_a_command_line_reproduction(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(CLI_ISSUE, snapshot)
     d = by_method(out)["issue-cli"]

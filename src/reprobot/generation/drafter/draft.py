@@ -288,7 +288,7 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
         actual = _squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
         if expectation.expected and (not actual or actual in _squash(value)):
             expected = expectation.expected.strip().strip("`")
-            if expected and len(expected) <= _MAX_SHOWN_CHARS and "\n" not in expected:
+            if _is_value_text(expected):
                 out.append(
                     TestSource(
                         "issue-session-expected",
@@ -334,9 +334,7 @@ def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSou
             if e.expected
             and e.actual is None
             and _about_block(issue, e, program.last_block_line)
-            and (value := e.expected.strip().strip("`").strip())
-            and len(value) <= _MAX_SHOWN_CHARS
-            and "\n" not in value
+            and _is_value_text(value := e.expected.strip().strip("`").strip())
         ),
         None,
     )
@@ -497,9 +495,22 @@ def _expected_for(issue: IssueReport, wrong: str) -> str | None:
             continue
         if expectation.actual is None or _squash(expectation.actual.strip("`")) == _squash(wrong):
             value = expectation.expected.strip().strip("`").strip()
-            if value and len(value) <= _MAX_SHOWN_CHARS:
+            if _is_value_text(value):
                 return value
     return None
+
+
+def _is_value_text(text: str) -> bool:
+    """Whether an expected value the issue's words give reads as a value a test can compare:
+    one short line that parses as a Python expression (``2.5``, ``'a-b'``, ``x**2 + 1``), not a
+    sentence ("the empty string", "No error is thrown.")."""
+    if not text or len(text) > _MAX_SHOWN_CHARS or "\n" in text:
+        return False
+    try:
+        ast.parse(text, mode="eval")
+    except UNPARSABLE:
+        return False
+    return True
 
 
 def _stated_value_sources(programs: list[Program], call: str, value: str) -> list[TestSource]:
