@@ -59,6 +59,22 @@ from reprobot.generation.drafter.snippets import (
     stated_outcomes,
     stated_returns,
 )
+from reprobot.generation.drafter.sources import (
+    MAX_SHOWN_CHARS,
+    TestSource,
+    is_value_text,
+    print_call,
+    printed,
+    squash,
+)
+from reprobot.generation.drafter.stated import (
+    about_block,
+    code_expected_sources,
+    expected_for,
+    expected_return_sources,
+    known_value,
+    stated_value_sources,
+)
 from reprobot.generation.drafter.test_style import (
     PYTEST,
     TMP_PATH_IMPORTS,
@@ -77,7 +93,6 @@ from reprobot.generation.drafter.test_writer import (
 )
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
-from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
@@ -88,28 +103,13 @@ from reprobot.generation.repo.test_layout import (
     related_test_files,
 )
 from reprobot.generation.repo.tree_reader import read_python_files
-from reprobot.validation.source.python_text import UNPARSABLE
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 _RESOLVE_ROUNDS = 3
 _NOTHING_TO_ASSERT = (
     "its code and sessions show no exception, no value called wrong and no expected value"
 )
-_MAX_SHOWN_CHARS = 300
 _MANIFESTS = ("pyproject.toml", "setup.cfg", "setup.py")
-
-
-@dataclass(frozen=True)
-class TestSource:
-    """One variant before it is placed in a file."""
-
-    __test__ = False
-
-    method: str
-    imports: tuple[str, ...]
-    body: str
-    note: str
-    wants_tmp_path: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
         body = "\n".join([*steps[:-1], *_displayed(program.steps[-1])]) if steps else ""
         out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
         if name == "issue-code":
-            out.extend(_code_expected_sources(program, issue))
+            out.extend(code_expected_sources(program, issue))
             # Code whose comments show what a line printed is a session in all but form.
             bodies = {source.body for source in out}
             shown = [
@@ -238,7 +238,7 @@ def _agreement_sources(
         return []
     steps = program.steps
     first, second = (
-        _printed(steps[k].source) or steps[k].source for k in (found.first, found.second)
+        printed(steps[k].source) or steps[k].source for k in (found.first, found.second)
     )
     setup = [
         s.source for k, s in enumerate(steps[: found.second]) if k not in (raised, found.first)
@@ -259,19 +259,19 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
     # A statement the session shows raising is left out of the setup of a later value.
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
-    expression = _printed(step.source) or step.source
-    if expression == step.source and _print_call(step.source) is not None:
+    expression = printed(step.source) or step.source
+    if expression == step.source and print_call(step.source) is not None:
         # "print('mean:', m)" shows what it wrote, not what it returned (None).
         setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
     value = step.output.strip()
     if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
         # A session under "Expected results" shows what the call should give.
-        if value and len(value) <= _MAX_SHOWN_CHARS and "\n" not in value:
+        if value and len(value) <= MAX_SHOWN_CHARS and "\n" not in value:
             note = "the value the issue's expected results show"
             body = assert_expected(expression, value, setup)
             return [TestSource("issue-session-expected", program.imports, body, note)]
         return []
-    if value and len(value) <= _MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
+    if value and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
         out.append(
             TestSource(
                 "issue-session-value",
@@ -281,14 +281,14 @@ def _shown_sources(program: Program, issue: IssueReport, raised: int | None) -> 
             )
         )
     for expectation in issue.expectations:
-        if program.origin == "code" and not _about_block(
+        if program.origin == "code" and not about_block(
             issue, expectation, program.last_block_line
         ):
             continue
-        actual = _squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
-        if expectation.expected and (not actual or actual in _squash(value)):
+        actual = squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
+        if expectation.expected and (not actual or actual in squash(value)):
             expected = expectation.expected.strip().strip("`")
-            if _is_value_text(expected):
+            if is_value_text(expected):
                 out.append(
                     TestSource(
                         "issue-session-expected",
@@ -316,88 +316,9 @@ def _displayed(step: Step) -> list[str]:
     """The last statement of a code block, its value shown as a notebook would show it when it
     is an expression other than a call of ``print``."""
     source = step.source
-    if not step.is_expression or _printed(source) is not None or "\n" in source.strip():
+    if not step.is_expression or printed(source) is not None or "\n" in source.strip():
         return [source]
     return [line.format(expression=source.strip()) for line in _DISPLAY]
-
-
-def _code_expected_sources(program: Program, issue: IssueReport) -> list[TestSource]:
-    """A code block ending in an expression, and an expected value the issue states with no
-    call of its own ("Ideally, this would yield `sin(k)`"): that expression must give it. A
-    final ``print(x)`` is about ``x``."""
-    if not program.steps or not program.steps[-1].is_expression:
-        return []
-    expected = next(
-        (
-            value
-            for e in issue.expectations
-            if e.expected
-            and e.actual is None
-            and _about_block(issue, e, program.last_block_line)
-            and _is_value_text(value := e.expected.strip().strip("`").strip())
-        ),
-        None,
-    )
-    if expected is None:
-        return []
-    last = program.steps[-1].source
-    expression = _printed(last) or last
-    setup = [s.source for s in program.steps[:-1]]
-    note = f"`{expression}` must give `{expected}`, as the issue expects"
-    body = assert_expected(expression, expected, setup)
-    return [TestSource("issue-code-expected", program.imports, body, note)]
-
-
-def _about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool:
-    """Whether a value stated with no call of its own is about the code block at body ``line``:
-    the nearest code block before the sentence, or the first after it when none comes before.
-    "```f = ...; trigsimp(f)``` Ideally, this would yield `sin(k)` ... ```g = ...```" is about
-    the first block, not the last. A sentence not found in the body (the title) says nothing
-    of its place."""
-    first = expectation.source.split("\n", 1)[0].strip()
-    at = issue.body.find(first) if line and first else -1
-    if at < 0:
-        return True
-    sentence = issue.body.count("\n", 0, at) + 1
-    lines = sorted(b.line for b in issue.code_blocks if b.is_python and not b.is_session)
-    before = [n for n in lines if n < sentence]
-    after = [n for n in lines if n > sentence]
-    nearest = before[-1] if before else (after[0] if after else line)
-    return nearest == line
-
-
-def _printed(statement: str) -> str | None:
-    """``x`` of a statement ``print(x)`` or ``pprint(x)`` (one argument, no keywords), else
-    None: what it shows is a printed form of ``x``."""
-    node = _print_call(statement)
-    if (
-        node is not None
-        and len(node.args) == 1
-        and not node.keywords
-        and not isinstance(node.args[0], ast.Starred)
-    ):
-        return ast.unparse(node.args[0])
-    return None
-
-
-def _print_call(statement: str) -> ast.Call | None:
-    """``statement`` as a call of a function that prints (``print``, ``pprint``,
-    ``pretty_print``, ``print_tree``), else None."""
-    try:
-        node = ast.parse(statement.strip(), mode="eval").body
-    except UNPARSABLE:
-        return None
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    name = (
-        func.id
-        if isinstance(func, ast.Name)
-        else func.attr
-        if isinstance(func, ast.Attribute)
-        else ""
-    )
-    return node if name.endswith("print") or name.startswith("print_") else None
 
 
 def _raised_before_sources(program: Program, raised: int) -> list[TestSource]:
@@ -431,10 +352,6 @@ def _raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     return [TestSource("issue-session-raises-like", program.imports, body, note)]
 
 
-def _squash(text: str) -> str:
-    return "".join(text.split())
-
-
 def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     """Whether the issue says the value a session step printed is wrong: the reporter marked
     the line, a stated actual value is that output, or a stated expected value for that call
@@ -450,90 +367,14 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         and not (program.origin == "session" and called_right(issue, program.last_block_line))
     ):
         return True
-    output = _squash(step.output)
+    output = squash(step.output)
     for expectation in issue.expectations:
-        if expectation.actual and _squash(expectation.actual.strip("`")) in output:
+        if expectation.actual and squash(expectation.actual.strip("`")) in output:
             return True
     return any(
-        _squash(call) == _squash(step.source) and _squash(value) != output
+        squash(call) == squash(step.source) and squash(value) != output
         for call, value in stated_returns(issue)
     )
-
-
-def _setup_before(program: Program, call: str) -> list[str]:
-    """The reproducer's statements before ``call`` (all of them when it never makes it), the
-    one that raised left out: the setup of a test about that call."""
-    steps = [s.source for s in program.steps]
-    at = next((k for k, s in enumerate(steps) if _squash(s) == _squash(call)), len(steps))
-    raised = raising_step(program)
-    return [s for k, s in enumerate(steps[:at]) if k != raised]
-
-
-def _expected_return_sources(programs: list[Program], stated: tuple[str, str]) -> list[TestSource]:
-    """ "I expected `f(x)` to return `5`": the reproducer's statements up to that call, then the
-    call must give the stated value. Without a reproducer, the call alone."""
-    call, value = stated
-    note = f"`{call}` must give `{value}`, as the issue expects"
-    if not programs:
-        return [TestSource("issue-expected-return", (), assert_expected(call, value), note)]
-    return [
-        TestSource(
-            "issue-expected-return",
-            program.imports,
-            assert_expected(call, value, _setup_before(program, call)),
-            note,
-        )
-        for program in programs[:2]
-    ]
-
-
-def _expected_for(issue: IssueReport, wrong: str) -> str | None:
-    """The value the issue expects in place of ``wrong``: an expectation with no stated actual
-    value, or with that one."""
-    for expectation in issue.expectations:
-        if not expectation.expected or "\n" in expectation.expected:
-            continue
-        if expectation.actual is None or _squash(expectation.actual.strip("`")) == _squash(wrong):
-            value = expectation.expected.strip().strip("`").strip()
-            if _is_value_text(value):
-                return value
-    return None
-
-
-def _is_value_text(text: str) -> bool:
-    """Whether an expected value the issue's words give reads as a value a test can compare:
-    one short line that parses as a Python expression (``2.5``, ``'a-b'``, ``x**2 + 1``), not a
-    sentence ("the empty string", "No error is thrown.")."""
-    if not text or len(text) > _MAX_SHOWN_CHARS or "\n" in text:
-        return False
-    try:
-        ast.parse(text, mode="eval")
-    except UNPARSABLE:
-        return False
-    return True
-
-
-def _stated_value_sources(programs: list[Program], call: str, value: str) -> list[TestSource]:
-    """ "`f(x)` is `3`" (the issue calls it wrong): the call must no longer give that value, after
-    the reproducer's statements before it. A weak oracle: any other value passes."""
-    note = f"`{call}` must no longer give `{value}`, the value the issue reports"
-    program = programs[0] if programs else None
-    setup = _setup_before(program, call) if program else []
-    imports = program.imports if program else ()
-    body = assert_not_shown(call, value, setup)
-    return [TestSource("issue-stated-value", imports, body, note)]
-
-
-_CONSTANTS = frozenset({"None", "True", "False"})
-
-
-def _known_value(expected: str | None, tree: TreeContext) -> str | None:
-    """``expected`` unless it is a bare name that is no value the project exports ("zoo" is
-    SymPy's; "fast" in "f(x) is slow, should be fast" is a word)."""
-    if expected is None or not expected.isidentifier() or expected in _CONSTANTS:
-        return expected
-    exported = any(expected in names for names in (tree.exports or {}).values())
-    return expected if exported else None
 
 
 def test_sources(
@@ -557,12 +398,12 @@ def test_sources(
             wrong.append(program.steps[shown].output.strip())
     returns = stated_returns(issue)
     if returns:
-        sources.extend(_expected_return_sources(programs, returns[0]))
+        sources.extend(expected_return_sources(programs, returns[0]))
     for call, value, stated in stated_outcomes(issue)[:1]:
-        expected = _known_value(stated, tree) or _expected_for(issue, value)
+        expected = known_value(stated, tree.exports) or expected_for(issue, value)
         if expected and not returns:
-            sources.extend(_expected_return_sources(programs, (call, expected)))
-        sources.extend(_stated_value_sources(programs, call, value))
+            sources.extend(expected_return_sources(programs, (call, expected)))
+        sources.extend(stated_value_sources(programs, call, value))
         wrong.append(value)
     case = cli_case(issue, tree.layout, tree.manifests)
     if case is not None:
