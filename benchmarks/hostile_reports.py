@@ -1,8 +1,8 @@
 """Host CPU spent reading hostile sandbox results, against ordinary ones of the same size.
 
-A sandbox's JUnit report and coverage data are written by code under test. Reading them must
-cost the host time linear in their size whatever they hold: this prints the best of several
-timings for each input and its ratio to an ordinary report of the same size.
+A sandbox's JUnit report, its failure details and coverage data are written by code under test.
+Reading them must cost the host time linear in their size whatever they hold: this prints the
+best of several timings for each input and its ratio to an ordinary report of the same size.
 
     .venv/bin/python benchmarks/hostile_reports.py [--size-kb 240] [--repeat 5]
 """
@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from reprobot.generation.pool.failure_match import parse_failure
 from reprobot.validation.results.coverage_report import CoverageDataError, parse_coverage_json
 from reprobot.validation.results.junit import JUnitError, parse_junit
 
@@ -80,6 +81,20 @@ def deep_coverage(size: int) -> bytes:
     return b"[" * size
 
 
+def ordinary_failure(size: int) -> bytes:
+    """A unittest failure detail: a traceback of ordinary frames, then the assertion."""
+    frame = '  File "/work/repo/pkg/mod.py", line 12, in check\n    assert value == 2\n'
+    return (
+        "AssertionError: boom\nTraceback (most recent call last):\n" + frame * (size // len(frame))
+    ).encode()
+
+
+def unclosed_frames(size: int) -> bytes:
+    """Frame lines whose quoted path never closes: what a test can print to mislead a reader."""
+    line = 'File "' + "a.py" * 50 + "\n"
+    return ("AssertionError: boom\n" + line * (size // len(line))).encode()
+
+
 def best(work: Callable[[], object], repeat: int) -> tuple[float, str]:
     times = []
     outcome = "parsed"
@@ -105,6 +120,10 @@ def main() -> None:
         "many long dotted names": many_dots_in_names(size),
         "entity expansion": entity_bomb(size),
     }
+    failure_cases = {
+        "ordinary failure detail": ordinary_failure(size),
+        "unclosed traceback frames": unclosed_frames(size),
+    }
     coverage_cases = {
         "ordinary coverage JSON": ordinary_coverage(size),
         "deeply nested JSON": deep_coverage(size),
@@ -115,6 +134,7 @@ def main() -> None:
     parsers: list[tuple[dict[str, bytes], Callable[[bytes], Any]]] = [
         (junit_cases, lambda d: parse_junit(d, REPO_FILES)),
         (coverage_cases, lambda d: parse_coverage_json(d, "/work/repo")),
+        (failure_cases, lambda d: parse_failure(d.decode())),
     ]
     for cases, parse in parsers:
         base = 0.0

@@ -59,6 +59,7 @@ _BUILDER = re.compile(
     r"(?P<name>html|dirhtml|singlehtml|latex|epub|text|man|texinfo|xml|linkcheck|gettext)\b"
 )
 _MAX_FILES = 12
+_MAX_LABEL_CHARS = 200
 _MAX_WARNINGS = 3
 
 
@@ -88,7 +89,9 @@ def _named(issue: IssueReport, block: CodeBlock) -> tuple[str, str] | None:
     header = _HEADER.match(first)
     if header:
         return header.group("name"), rest.strip("\n") + "\n"
-    label = _LABEL.search(_prose_before(issue, block))
+    # The end of the line only: the name closes it, and a long line of words and dots would
+    # make the search quadratic.
+    label = _LABEL.search(_prose_before(issue, block)[-_MAX_LABEL_CHARS:])
     if label:
         return label.group("name"), block.text.strip("\n") + "\n"
     return None

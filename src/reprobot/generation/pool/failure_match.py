@@ -29,8 +29,9 @@ _SUMMARY = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(?P<msg>.*))?$"
 )
 _LOCATION = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+):(?: in \S+| (?P<type>[\w.]+))?", re.M)
-# A frame of a Python traceback, as the unittest family reports a failure.
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+\.py)", line \d+', re.M)
+# A frame of a Python traceback, as the unittest family reports a failure. The text comes from
+# code under test: one line per match, and a bounded path, keep the search linear.
+_FRAME = re.compile(r'^[ \t]*File "(?P<path>[^"\n]{1,500}\.py)", line \d+', re.M)
 _FIXTURE = re.compile(r"fixture '[^']+' not found")
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?|/[\w./-]+")
 _MIN_MESSAGE_SHARE = 0.5
