@@ -1,5 +1,6 @@
-"""The no-LLM drafter: the issue's own reproducer, turned into pytest tests placed where the
-repository keeps its tests.
+"""The no-LLM drafter: the issue's own reproducer, turned into tests placed where the repository
+keeps its tests, in the shape its runner collects (``test_style``: pytest functions, or
+``TestCase`` methods for the unittest family and Django's runners).
 
 Variants, each its own test module, all deterministic:
 
@@ -19,8 +20,11 @@ Variants, each its own test module, all deterministic:
   issue says they should agree (``e`` and ``f = simplify(e)``), must give equal values.
 - ``issue-cli``: the files the issue shows, the project's command run on them, and the output
   lines it reports as wrong (absent) or right (present).
+- ``issue-docs``: the documentation project a Sphinx issue shows, built, and the warning it
+  quotes no longer printed (``doc_build``).
 
-Names a snippet uses without importing are resolved from the tree (``name_resolution``).
+Names a snippet uses without importing are resolved from the tree (``name_resolution``), and
+then from the imports the project's own tests use (``imports_in_tests``).
 """
 
 from __future__ import annotations
