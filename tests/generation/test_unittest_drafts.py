@@ -262,8 +262,10 @@ def test_a_django_style_framework_gets_a_django_testcase_run_by_its_own_runtests
     # The script's own setting holds in the test, through override_settings.
     assert '_override_settings(SLUG_SEPARATOR="_")' in result.test_patch
     (test_id,) = result.failing_tests
-    # A module under tests/, which Django's runner imports by its dotted label.
+    # Next to the test app's own tests.py, which names slugify: a module of that app, which
+    # Django's runner imports by its dotted label (basic.test_...), installing the app.
     path, cls, method = test_id.split("::")
-    assert path.startswith("tests/test_") and cls.startswith("Test") and method.startswith("test_")
+    assert path.startswith("tests/basic/test_") and cls.startswith("Test")
+    assert method.startswith("test_")
     verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(SLUG_FIX))
     assert verdict.status == "verified", verdict.to_json()

@@ -140,8 +140,10 @@ class TreeContext:
     test_imports: Mapping[str, str] = field(default_factory=dict)
 
 
-def tree_context(issue: IssueReport, snapshot: RepoSnapshot) -> TreeContext:
-    layout = layout_of(snapshot)
+def tree_context(
+    issue: IssueReport, snapshot: RepoSnapshot, style: TestStyle = PYTEST
+) -> TreeContext:
+    layout = layout_of(snapshot, style.module_patterns)
     sources = read_python_files(snapshot)
     related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
     manifests = read_texts(snapshot, _MANIFESTS)
@@ -444,7 +446,7 @@ def draft_from_issue(
 ) -> DrafterOutput:
     """The no-LLM drafts of an issue, each a new test module in the repository's test layout,
     written in ``style``: the one the project's test runner collects."""
-    tree = tree or tree_context(issue, snapshot)
+    tree = tree or tree_context(issue, snapshot, style)
     sources, wrong, skipped = test_sources(issue, tree)
     stem = slug(issue.title) or "issue"
     drafts: list[Draft] = []

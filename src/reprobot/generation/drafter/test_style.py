@@ -30,6 +30,9 @@ class TestStyle:
     base: str = ""
     # The runner has configured Django before any test runs.
     django: bool = False
+    # Test module names the runner collects beyond pytest's ``test_*.py`` (Django's apps keep
+    # their tests in ``tests.py``, which ``test*.py`` discovery finds).
+    module_patterns: tuple[str, ...] = ()
 
     @property
     def is_pytest(self) -> bool:
@@ -53,9 +56,15 @@ class TestStyle:
 
 
 PYTEST = TestStyle("pytest")
-UNITTEST = TestStyle("unittest", "import unittest as _unittest", "_unittest.TestCase")
+UNITTEST = TestStyle(
+    "unittest", "import unittest as _unittest", "_unittest.TestCase", module_patterns=("tests.py",)
+)
 DJANGO = TestStyle(
-    "unittest", "from django.test import TestCase as _DjangoTestCase", "_DjangoTestCase", True
+    "unittest",
+    "from django.test import TestCase as _DjangoTestCase",
+    "_DjangoTestCase",
+    django=True,
+    module_patterns=("tests.py",),
 )
 
 

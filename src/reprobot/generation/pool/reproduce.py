@@ -129,9 +129,10 @@ def _reproduce(
     fix: Patch | None = None,
 ) -> Reproduction:
     started = time.monotonic()
-    tree = tree_context(issue, snapshot)
-    # Drafted as the project's runner collects tests: a pytest function, or a TestCase method.
+    # Drafted as the project's runner collects tests: a pytest function, or a TestCase method,
+    # next to the test modules that runner finds.
     style = style_for(environment.spec.test_cmd)
+    tree = tree_context(issue, snapshot, style)
     drafted = draft_from_issue(issue, snapshot, tree, style)
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))

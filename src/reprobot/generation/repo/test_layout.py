@@ -197,9 +197,11 @@ def read_texts(snapshot: RepoSnapshot, names: Iterable[str]) -> dict[str, str]:
     }
 
 
-def layout_of(snapshot: RepoSnapshot) -> TestLayout:
+def layout_of(snapshot: RepoSnapshot, more_patterns: Sequence[str] = ()) -> TestLayout:
+    """The tree's layout by its pytest configuration's ``python_files``, and ``more_patterns``
+    that the project's runner collects too (Django's ``tests.py``)."""
     config = read_texts(snapshot, CONFIG_FILES)
-    patterns = python_files_setting(config)
+    patterns = tuple(dict.fromkeys([*python_files_setting(config), *more_patterns]))
     norecurse = pytest_list_setting(config, "norecursedirs")
     layout = detect_layout(snapshot.list_files(), patterns, norecurse)
     return TestLayout(
