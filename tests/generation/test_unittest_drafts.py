@@ -17,6 +17,7 @@ from reprobot.generation.drafter.test_style import (
     PYTEST,
     UNITTEST,
     class_name,
+    hoist_models,
     style_for,
     unittest_body,
     without_django_setup,
@@ -92,6 +93,26 @@ def test_under_djangos_runner_the_reporters_own_django_setup_is_left_out() -> No
     # Outside Django's runner, a script's set-up is the reporter's code like any other.
     assert unittest_body("settings.configure()", False, UNITTEST) == "settings.configure()"
     assert without_django_setup("def broken(:") == "def broken(:"
+
+
+def test_a_reporters_models_and_their_choices_move_to_the_module() -> None:
+    body = (
+        "class Kind(models.TextChoices):\n    A = 'a'\n"
+        "@register\nclass Parent(models.Model):\n"
+        "    kind = models.CharField(choices=Kind.choices)\n"
+        "class Child(Parent):\n    pass\n"
+        "class Helper:\n    pass\n"
+        "Child.objects.create()"
+    )
+    models, rest = hoist_models(body)
+    assert [m.split("\n")[0] for m in models] == [
+        "class Kind(models.TextChoices):",
+        "@register",
+        "class Child(Parent):",
+    ]
+    assert rest == "class Helper:\n    pass\nChild.objects.create()"
+    assert hoist_models("x = 1") == ([], "x = 1")
+    assert hoist_models("class (:") == ([], "class (:")
 
 
 def test_a_unittest_module_is_one_testcase_class_with_the_test_as_a_method() -> None:
@@ -268,4 +289,44 @@ def test_a_django_style_framework_gets_a_django_testcase_run_by_its_own_runtests
     assert path.startswith("tests/basic/test_") and cls.startswith("Test")
     assert method.startswith("test_")
     verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(SLUG_FIX))
+    assert verdict.status == "verified", verdict.to_json()
+
+
+MODEL_ISSUE = """\
+slugify keeps the spaces of a stored title
+
+```python
+>>> from django.db import models
+>>> class Article(models.Model):
+...     title = models.CharField(max_length=50)
+...
+>>> from framework.text import slugify
+>>> Article.objects.create(title=" A title ")
+>>> slugify(Article.objects.get().title)
+'-a-title-'
+```
+
+Expected `'a-title'`.
+"""
+
+
+def test_a_django_reporters_model_is_defined_in_the_test_app_with_its_table(
+    docker_client: docker.DockerClient, tmp_path: Path, settings: Settings
+) -> None:
+    base = framework_repo(tmp_path / "framework", BASIC_TESTS)
+    env = ensure_environment(docker_client, FRAMEWORK_SPEC, base, settings)
+    result = reproduce(read_issue(MODEL_ISSUE), base, env, settings, client=docker_client)
+    assert result.reproduced, [c.reason for c in result.candidates]
+    # The model is a class of the test module, of the app "basic", so its table exists when
+    # the test runs; inside the test method it would have none.
+    assert "\n+class Article(models.Model):\n" in result.test_patch
+    (test_id,) = result.failing_tests
+    assert test_id.startswith("tests/basic/test_")
+    fix = (
+        "--- a/framework/text.py\n+++ b/framework/text.py\n@@ -1,2 +1,2 @@\n"
+        " def slugify(text):\n"
+        "-    return text.lower().replace(' ', '-')\n"
+        "+    return text.strip().lower().replace(' ', '-')\n"
+    )
+    verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(fix))
     assert verdict.status == "verified", verdict.to_json()

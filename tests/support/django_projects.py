@@ -60,6 +60,10 @@ def django_pyproject(name: str, packages: str) -> str:
     )
 
 
+MODELS = (
+    "from django.db import models\n\n\n"
+    "class Tag(models.Model):\n    name = models.CharField(max_length=20)\n"
+)
 SLUG = "def slugify(text):\n    return text.lower().replace(' ', '-')\n"
 # Run as Django's own suite is: its tests/runtests.py, over the test apps under tests/.
 FRAMEWORK_SPEC = EnvSpec(python="3.11", test_cmd="./tests/runtests.py --verbosity 2")
@@ -77,6 +81,8 @@ def framework_repo(path: Path, basic_tests: str, slug: str = SLUG) -> RepoSnapsh
             "framework/text.py": slug,
             "tests/runtests.py": RUNTESTS,
             "tests/basic/__init__.py": "",
+            # As Django's own test apps: models of the app's tests, in its models module.
+            "tests/basic/models.py": MODELS,
             "tests/basic/tests.py": basic_tests,
         },
     )

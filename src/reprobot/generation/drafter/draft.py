@@ -33,6 +33,7 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
@@ -83,6 +84,7 @@ from reprobot.generation.drafter.test_style import (
     PYTEST,
     TMP_PATH_IMPORTS,
     TestStyle,
+    hoist_models,
     unittest_body,
 )
 from reprobot.generation.drafter.test_writer import (
@@ -461,18 +463,31 @@ def draft_from_issue(
         if style.is_pytest
         else frozenset()
     )
+    # A reporter's Django model needs a module of an app with models of its own: Django creates
+    # tables for an app without migrations only when it has a models module.
+    alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1])
+    folder = str(PurePosixPath(alone).parent)
+    in_app = style.django and any(
+        f"{folder}/{name}" in tree.sources for name in ("models.py", "models/__init__.py")
+    )
     for source in sources:
         body = source.body
         helpers = needed_imports(body)
         provided: tuple[str, ...] = ("tmp_path",)
+        models: list[str] = []
         if not style.is_pytest:
             body = unittest_body(body, source.wants_tmp_path, style)
             temporary = TMP_PATH_IMPORTS if source.wants_tmp_path else ()
             helpers = [style.base_import, *temporary, *needed_imports(body)]
             provided = ("self", "_approx")
+        if in_app:
+            models, body = hoist_models(body)
         wanted = list(source.imports)
         wanted[:0] = [line for line in helpers if line not in wanted]
-        imports, prelude, unresolved = _resolve(wanted, [], body, tree, provided)
+        imports, prelude, unresolved = _resolve(
+            wanted, [], "\n".join([*models, body]), tree, provided
+        )
+        prelude = [*prelude, *models]
         # A name the project's test fixtures provide ("app") is asked for as a parameter.
         requested = [n for n in unresolved if n in fixtures and n != "tmp_path"]
         unresolved = [n for n in unresolved if n not in requested]
@@ -490,7 +505,6 @@ def draft_from_issue(
             continue
         seen.add(key)
         path = new_test_path(issue, tree.layout, stem, taken, tree.related_tests[:1])
-        alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1])
         taken.append(path)
         patch = patch_from_files({path: (None, text)}, name="test.diff")
         drafts.append(Draft(source.method, patch, source.note, alone_path=alone))

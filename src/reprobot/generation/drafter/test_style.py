@@ -192,6 +192,40 @@ def without_django_setup(body: str) -> str:
     return "\n".join(out)
 
 
+# A class of the reporter's that Django registers when it is defined: a model, or the choices
+# its fields use.
+_MODEL_BASE = re.compile(r"(?:^|\.)(?:Model|TextChoices|IntegerChoices|Choices)$")
+
+
+def hoist_models(body: str) -> tuple[list[str], str]:
+    """(the reporter's model classes, the rest of ``body``). Django creates a model's table only
+    when the model exists as the test database is set up, that is, when its test module is
+    imported; a model defined inside a test method has none. So the models (and the choices
+    and models built on them) move to the module, which must then be one of an installed app.
+    A body that does not parse, or defines no model, is left as it is."""
+    try:
+        tree = ast.parse(body)
+    except UNPARSABLE:
+        return [], body
+    lines = body.split("\n")
+    hoisted: list[str] = []
+    names: set[str] = set()
+    drop: set[int] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or node.end_lineno is None:
+            continue
+        bases = [ast.unparse(b) for b in node.bases]
+        if not any(_MODEL_BASE.search(b) or b in names for b in bases):
+            continue
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+        hoisted.append("\n".join(lines[start : node.end_lineno]))
+        drop.update(range(start, node.end_lineno))
+        names.add(node.name)
+    if not hoisted:
+        return [], body
+    return hoisted, "\n".join(line for k, line in enumerate(lines) if k not in drop)
+
+
 def class_name(stem: str) -> str:
     """``Test`` and the test's stem in CamelCase: ``parse_duration_1h30m`` gives
     ``TestParseDuration1h30m``."""
