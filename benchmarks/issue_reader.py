@@ -33,7 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reprobot.generation.drafter.consistency import find_disagreement
-from reprobot.generation.drafter.draft import shown_is_wrong
+from reprobot.generation.drafter.session_variants import shown_is_wrong
 from reprobot.generation.drafter.snippets import (
     code_programs,
     session_programs,

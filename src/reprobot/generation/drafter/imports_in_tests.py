@@ -4,8 +4,9 @@ A reporter's session leaves out what their shell had already imported (``t`` fro
 ``sympy.abc``, ``np`` for ``numpy``). When neither the packages of the tree nor the most related
 test files bind such a name, the import the project's tests use for it most often is the best
 guess of what the reporter meant: it is how the project itself spells that name. Read with a
-regular expression over the module-level import lines only (no test module is parsed or run);
-relative imports are left out, since a drafted module lives elsewhere.
+regular expression over the module-level import lines only, not with ``name_resolution``'s
+``module_bindings``: parsing SymPy's 630 test modules takes 3.1 s per issue, the expression
+0.12 s. Relative imports are left out, since a drafted module lives elsewhere.
 """
 
 from __future__ import annotations

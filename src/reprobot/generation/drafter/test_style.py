@@ -15,28 +15,35 @@ import ast
 import re
 from dataclasses import dataclass
 
-from reprobot.validation.env.test_commands import runner_of
+from reprobot.validation.env.test_commands import Runner, runner_of
 from reprobot.validation.source.python_text import UNPARSABLE
 
 
 @dataclass(frozen=True)
 class TestStyle:
-    """How a test module is written: pytest functions, or methods of ``base``."""
+    """How a test module is written for ``runner``: pytest functions, or methods of ``base``
+    (imported by ``base_import`` under a name no reporter takes)."""
 
     __test__ = False
 
-    family: str  # "pytest" or "unittest"
+    runner: Runner
     base_import: str = ""
     base: str = ""
-    # The runner has configured Django before any test runs.
-    django: bool = False
-    # Test module names the runner collects beyond pytest's ``test_*.py`` (Django's apps keep
-    # their tests in ``tests.py``, which ``test*.py`` discovery finds).
-    module_patterns: tuple[str, ...] = ()
 
     @property
     def is_pytest(self) -> bool:
-        return self.family == "pytest"
+        return self.runner == "pytest"
+
+    @property
+    def django(self) -> bool:
+        """Whether the runner has configured Django before any test runs."""
+        return self.runner == "django"
+
+    @property
+    def module_patterns(self) -> tuple[str, ...]:
+        """Test module names the runner collects beyond pytest's ``test_*.py``: the unittest
+        family's ``test*.py`` discovery finds ``tests.py``, where Django's apps keep theirs."""
+        return () if self.is_pytest else ("tests.py",)
 
     def instructions(self) -> str:
         """What a model writing tests for this runner must know ("" for pytest's default)."""
@@ -56,15 +63,9 @@ class TestStyle:
 
 
 PYTEST = TestStyle("pytest")
-UNITTEST = TestStyle(
-    "unittest", "import unittest as _unittest", "_unittest.TestCase", module_patterns=("tests.py",)
-)
+UNITTEST = TestStyle("unittest", "import unittest as _unittest", "_unittest.TestCase")
 DJANGO = TestStyle(
-    "unittest",
-    "from django.test import TestCase as _DjangoTestCase",
-    "_DjangoTestCase",
-    django=True,
-    module_patterns=("tests.py",),
+    "django", "from django.test import TestCase as _DjangoTestCase", "_DjangoTestCase"
 )
 
 
@@ -166,6 +167,32 @@ def _overrides(body: str, node: ast.stmt) -> list[str]:
     ]
 
 
+def _statements(body: str) -> list[tuple[ast.stmt, int, int]] | None:
+    """The top-level statements of ``body``, each with the index of its first line (decorators
+    included) and of the line after its last; None when ``body`` does not parse."""
+    try:
+        tree = ast.parse(body)
+    except UNPARSABLE:
+        return None
+    out: list[tuple[ast.stmt, int, int]] = []
+    for node in tree.body:
+        # Functions and classes start at their first decorator.
+        decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+        start = min([node.lineno, *(d.lineno for d in decorators)]) - 1
+        out.append((node, start, node.end_lineno or node.lineno))
+    return out
+
+
+def _rewritten(body: str, drop: set[int], inserted: dict[int, list[str]]) -> str:
+    """``body`` without the lines ``drop``, with ``inserted`` lines before the line of each key."""
+    out: list[str] = []
+    for k, line in enumerate(body.split("\n")):
+        out.extend(inserted.get(k, []))
+        if k not in drop:
+            out.append(line)
+    return "\n".join(out)
+
+
 def without_django_setup(body: str) -> str:
     """``body`` without the statements that set Django up on their own (``settings.configure()``,
     ``django.setup()``): a reporter's standalone script needs them, a test under Django's runner
@@ -173,23 +200,16 @@ def without_django_setup(body: str) -> str:
     the project's own tests run with. The settings such a call sets (``USE_TZ=True``) hold for
     the rest of the test, through ``override_settings``; the apps and databases stay the
     runner's. A body that does not parse is left as it is."""
-    try:
-        tree = ast.parse(body)
-    except UNPARSABLE:
+    statements = _statements(body)
+    if statements is None:
         return body
-    lines = body.split("\n")
-    replaced: dict[int, list[str]] = {}
     drop: set[int] = set()
-    for node in tree.body:
-        if _is_django_setup(node) and node.end_lineno is not None:
-            drop.update(range(node.lineno - 1, node.end_lineno))
-            replaced[node.lineno - 1] = _overrides(body, node)
-    out: list[str] = []
-    for k, line in enumerate(lines):
-        out.extend(replaced.get(k, []))
-        if k not in drop:
-            out.append(line)
-    return "\n".join(out)
+    inserted: dict[int, list[str]] = {}
+    for node, start, end in statements:
+        if _is_django_setup(node):
+            drop.update(range(start, end))
+            inserted[start] = _overrides(body, node)
+    return _rewritten(body, drop, inserted)
 
 
 # A class of the reporter's that Django registers when it is defined: a model, or the choices
@@ -203,27 +223,19 @@ def hoist_models(body: str) -> tuple[list[str], str]:
     imported; a model defined inside a test method has none. So the models (and the choices
     and models built on them) move to the module, which must then be one of an installed app.
     A body that does not parse, or defines no model, is left as it is."""
-    try:
-        tree = ast.parse(body)
-    except UNPARSABLE:
-        return [], body
     lines = body.split("\n")
     hoisted: list[str] = []
     names: set[str] = set()
     drop: set[int] = set()
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef) or node.end_lineno is None:
-            continue
-        bases = [ast.unparse(b) for b in node.bases]
-        if not any(_MODEL_BASE.search(b) or b in names for b in bases):
-            continue
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-        hoisted.append("\n".join(lines[start : node.end_lineno]))
-        drop.update(range(start, node.end_lineno))
-        names.add(node.name)
-    if not hoisted:
-        return [], body
-    return hoisted, "\n".join(line for k, line in enumerate(lines) if k not in drop)
+    for node, start, end in _statements(body) or []:
+        bases = [ast.unparse(b) for b in node.bases] if isinstance(node, ast.ClassDef) else []
+        if isinstance(node, ast.ClassDef) and any(
+            _MODEL_BASE.search(b) or b in names for b in bases
+        ):
+            hoisted.append("\n".join(lines[start:end]))
+            drop.update(range(start, end))
+            names.add(node.name)
+    return (hoisted, _rewritten(body, drop, {})) if hoisted else ([], body)
 
 
 def class_name(stem: str) -> str:

@@ -136,8 +136,8 @@ def render_layout(
     if layout.packages:
         lines.append("- importable packages: " + ", ".join(layout.packages[:10]))
     lines.append(f"- suggested path for a new test file: {suggested}")
-    if style.instructions():
-        lines.append(f"- {style.instructions()}")
+    if instructions := style.instructions():
+        lines.append(f"- {instructions}")
     return "\n".join(lines), suggested
 
 

@@ -64,4 +64,6 @@ def runner_of(command: str) -> Runner | None:
 def runner_family(command: str) -> Family | None:
     """``pytest``, ``unittest`` (the unittest family, Django's runners included) or None."""
     runner = runner_of(command)
-    return "pytest" if runner == "pytest" else None if runner is None else "unittest"
+    if runner is None or runner == "pytest":
+        return runner
+    return "unittest"

@@ -1,0 +1,184 @@
+"""Variants from an interactive session the issue shows (or code whose comments show what a
+line printed): the value it shows called wrong must not come back, the value the issue expects
+must, a raise from an earlier release must happen again, a statement the reporter points at
+must raise as the one before it, two computations said to agree must. Pure functions."""
+
+from __future__ import annotations
+
+from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
+from reprobot.generation.drafter.prose import (
+    called_right,
+    title_calls_wrong,
+    under_expected_heading,
+)
+from reprobot.generation.drafter.snippets import (
+    Program,
+    Step,
+    raised_exception,
+    shown_value_step,
+    stated_returns,
+)
+from reprobot.generation.drafter.sources import (
+    MAX_SHOWN_CHARS,
+    TestSource,
+    is_value_text,
+    print_call,
+    printed,
+    squash,
+)
+from reprobot.generation.drafter.stated import about_block
+from reprobot.generation.drafter.test_writer import (
+    CAUGHT_OUTPUT,
+    assert_expected,
+    assert_not_shown,
+    catch_output,
+    indented,
+)
+from reprobot.generation.issue.report import IssueReport
+
+
+def agreement_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
+    """Two parallel computations the session shows disagreeing, where the issue says they
+    should agree, must give equal values."""
+    found = find_disagreement(issue, program)
+    if found is None:
+        return []
+    steps = program.steps
+    first, second = (
+        printed(steps[k].source) or steps[k].source for k in (found.first, found.second)
+    )
+    setup = [
+        s.source for k, s in enumerate(steps[: found.second]) if k not in (raised, found.first)
+    ]
+    note = f"`{first}` and `{second}` must agree, as the issue expects"
+    body = assert_agree(first, second, found.claim, setup)
+    return [TestSource("issue-session-agree", program.imports, body, note)]
+
+
+def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
+    """Tests about the value a session step printed: the wrong value the issue shows must not
+    come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
+    expectation stated about its block counts; a session's output is its own context."""
+    shown = shown_value_step(program)
+    if shown is None:
+        return []
+    out: list[TestSource] = []
+    # A statement the session shows raising is left out of the setup of a later value.
+    setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
+    step = program.steps[shown]
+    expression = printed(step.source) or step.source
+    if expression == step.source and print_call(step.source) is not None:
+        # "print('mean:', m)" shows what it wrote, not what it returned (None).
+        setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
+    value = step.output.strip()
+    if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
+        # A session under "Expected results" shows what the call should give.
+        if value and len(value) <= MAX_SHOWN_CHARS and "\n" not in value:
+            note = "the value the issue's expected results show"
+            body = assert_expected(expression, value, setup)
+            return [TestSource("issue-session-expected", program.imports, body, note)]
+        return []
+    if value and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
+        out.append(
+            TestSource(
+                "issue-session-value",
+                program.imports,
+                assert_not_shown(expression, value, setup),
+                "the wrong value the session shows must not come back",
+            )
+        )
+    for expectation in issue.expectations:
+        if program.origin == "code" and not about_block(
+            issue, expectation, program.last_block_line
+        ):
+            continue
+        actual = squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
+        if expectation.expected and (not actual or actual in squash(value)):
+            expected = expectation.expected.strip().strip("`")
+            if is_value_text(expected):
+                out.append(
+                    TestSource(
+                        "issue-session-expected",
+                        program.imports,
+                        assert_expected(expression, expected, setup),
+                        "the value the issue expects",
+                    )
+                )
+                break
+    return out
+
+
+# What IPython and Jupyter do with the value of a block's last expression: show it. Showing is
+# where a lazy object (a seaborn Plot, a styled table) does its work, and where it fails.
+_DISPLAY = (
+    "_shown = {expression}",
+    "repr(_shown)",
+    "for _method in ('_repr_html_', '_repr_png_', '_repr_svg_', '_repr_latex_'):",
+    "    if callable(getattr(type(_shown), _method, None)):",
+    "        getattr(_shown, _method)()",
+)
+
+
+def displayed(step: Step) -> list[str]:
+    """The last statement of a code block, its value shown as a notebook would show it when it
+    is an expression other than a call of ``print``."""
+    source = step.source
+    if not step.is_expression or printed(source) is not None or "\n" in source.strip():
+        return [source]
+    return [line.format(expression=source.strip()) for line in _DISPLAY]
+
+
+def raised_before_sources(program: Program, raised: int) -> list[TestSource]:
+    """A session showing a statement raise in an earlier release, which the issue misses now:
+    the statement must raise that exception again."""
+    exception = raised_exception(program.steps[raised])
+    if exception is None:
+        return []
+    setup = [s.source for s in program.steps[:raised]]
+    statement = program.steps[raised].source
+    body = "\n".join([*setup, f"with pytest.raises({exception}):", indented(statement.strip())])
+    note = f"`{statement.strip()}` must raise `{exception}`, as the earlier release the issue shows"
+    return [TestSource("issue-session-raised-before", program.imports, body, note)]
+
+
+def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
+    """A session where one call raises (as it should) and the reporter points at a later one
+    that does not: the later one must raise the same exception. ``solve(a)`` raises
+    ``NotImplementedError``; ``solve(b)  <--- not handled correctly`` returns a value."""
+    exception = raised_exception(program.steps[raised])
+    marked = next(
+        (k for k, s in enumerate(program.steps) if k > raised and s.marked and s.is_expression),
+        None,
+    )
+    if exception is None or marked is None:
+        return []
+    setup = [s.source for k, s in enumerate(program.steps[:marked]) if k != raised]
+    statement = program.steps[marked].source
+    body = "\n".join([*setup, f"with pytest.raises({exception}):", f"    {statement}"])
+    note = f"`{statement}` must raise `{exception}`, as the statement before it does"
+    return [TestSource("issue-session-raises-like", program.imports, body, note)]
+
+
+def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
+    """Whether the issue says the value a session step printed is wrong: the reporter marked
+    the line, a stated actual value is that output, or a stated expected value for that call
+    differs from it. A session printing a value is otherwise just a session."""
+    step = program.steps[index]
+    if step.marked:
+        return True
+    # "Wrong result with apart": the value the session shows last is the one called wrong,
+    # unless the words next to the session call it right ("as expected", "str is not fooled").
+    if (
+        title_calls_wrong(issue.title)
+        and index == shown_value_step(program)
+        and not (program.origin == "session" and called_right(issue, program.last_block_line))
+    ):
+        return True
+    output = squash(step.output)
+    for expectation in issue.expectations:
+        if expectation.actual and squash(expectation.actual.strip("`")) in output:
+            return True
+    return any(
+        squash(call) == squash(step.source) and squash(value) != output
+        for call, value in stated_returns(issue)
+    )
