@@ -153,6 +153,16 @@ def test_session_in_prose_ends_at_the_next_paragraph() -> None:
     ]
 
 
+def test_a_prompt_typed_without_its_space() -> None:
+    body = "```\n>>>convert_to(joule*second,joule)\n    joule**(7/9)\n>>>\n```"
+    (session,) = parse(body).sessions
+    assert [(s.source, s.output.strip()) for s in session.statements] == [
+        ("convert_to(joule*second,joule)", "joule**(7/9)")
+    ]
+    # A run of four or more is a merge marker or a quote, not a prompt.
+    assert parse("```\n>>>>>>> main\nx = 1\n```").sessions == ()
+
+
 def test_ellipsis_after_output_is_output() -> None:
     (session,) = parse("```\n>>> list(range(100))\n[0, 1,\n...\n```").sessions
     assert session.statements[0].output == "[0, 1,\n..."

@@ -93,6 +93,18 @@ COMMENTED = (
     "median([1, 2, 3])  # 2\nmedian([1, 2, 3, 4])  # 3\n```\n"
 )
 
+# A script, and what it printed in a block of its own.
+SCRIPT_THEN_OUTPUT = (
+    "Wrong median of an even number of values\n\n```python\nfrom stats import median\n"
+    "print('odd:')\nprint(median([1, 2, 3]))\nprint('even:')\nprint(median([1, 2, 3, 4]))\n```"
+    "\n\nI get this output:\n\n```\nodd:\n2\neven:\n3\n```\n"
+)
+# Values shown, none called wrong: only a fix can tell which one the issue is about.
+UNREMARKED = (
+    "Median of four values\n\nIs this intended?\n\n```pycon\n>>> from stats import median\n"
+    ">>> median([1, 2, 3])\n2\n>>> median([1, 2, 3, 4])\n3\n```\n"
+)
+
 
 @pytest.fixture(scope="module")
 def stats_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -300,3 +312,45 @@ def test_values_shown_as_comments_in_code_are_what_the_code_printed(
     assert "3" in result.failure_excerpt
     tests = Patch(result.test_patch, name="tests.diff")
     assert verify(docker_client, stats_env, base, tests, fix=RIGHT).status == "weak"
+
+
+def test_a_scripts_output_block_is_what_its_prints_showed(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base, result = _reproduced(SCRIPT_THEN_OUTPUT, docker_client, stats_repo, stats_env, settings)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    # The title calls the last value printed wrong: "3", not the "2" printed before it.
+    assert result.chosen.draft.method == "issue-session-value"
+    assert result.chosen.oracle.kind is OracleKind.WEAK
+    assert "assert '3' not in" in result.test_patch
+    tests = Patch(result.test_patch, name="tests.diff")
+    assert verify(docker_client, stats_env, base, tests, fix=RIGHT).status == "weak"
+
+
+def test_knowing_the_fix_picks_the_shown_value_it_changes(
+    docker_client: docker.DockerClient,
+    stats_repo: Path,
+    stats_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base = RepoSnapshot.from_git(stats_repo, "HEAD", NAME)
+    issue = read_issue(UNREMARKED)
+    # At issue time nothing says which value is wrong: no test.
+    assert not reproduce(issue, base, stats_env, settings, client=docker_client).reproduced
+
+    result = reproduce(issue, base, stats_env, settings, client=docker_client, fix=RIGHT)
+    assert result.reproduced and result.patch_aware, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.draft.method == "issue-shown-value"
+    assert result.chosen.oracle.kind is OracleKind.WEAK
+    # The value the fix changes ("3"), not the one it keeps ("2").
+    assert "assert '3' not in" in result.test_patch
+    assert "assert '2' not in" not in result.test_patch
+    tests = Patch(result.test_patch, name="tests.diff")
+    # A weak oracle: a wrong fix that also changes the value is not called wrong, nor right.
+    for fix in (RIGHT, LOWER):
+        assert verify(docker_client, stats_env, base, tests, fix=fix).status == "weak"

@@ -7,6 +7,7 @@ import pytest
 from reprobot.generation.drafter.prose import (
     called_right,
     earlier_release_before,
+    introduced_as_wrong,
     prose_around,
     title_calls_wrong,
     under_expected_heading,
@@ -83,3 +84,21 @@ def test_words_placing_a_block_in_an_earlier_release(before: str, earlier: bool)
 )
 def test_a_title_calling_a_result_wrong(title: str, wrong: bool) -> None:
     assert title_calls_wrong(title) is wrong
+
+
+@pytest.mark.parametrize(
+    ("before", "wrong"),
+    [
+        ("Consider `J*s`. The convert_to behavior is odd:", True),
+        ("Using lambdify on it gives us an unexpected result:", True),
+        ("This one is wrong:", True),
+        # Not introducing the block, taken back, or a label of what should happen.
+        ("The convert_to behavior is odd.", False),
+        ("This one is not wrong:", False),
+        ("Expected:", False),
+        ("Here is what I ran:", False),
+    ],
+)
+def test_the_line_introducing_a_block_calls_it_wrong(before: str, wrong: bool) -> None:
+    text = _issue(before)
+    assert introduced_as_wrong(read_issue(text), _block_line(text)) is wrong

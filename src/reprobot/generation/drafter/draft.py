@@ -16,6 +16,9 @@ Variants, each its own test module, all deterministic:
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
   ``issue-session-expected``: the value the issue states as expected must come back.
+- ``issue-shown-value``: only when a fix is known (pull request time): each value a session
+  or a script shows must not come back, none of them called wrong; the fix picks the one it
+  turns from fail to pass.
 - ``issue-session-agree``: two parallel computations the session shows disagreeing, where the
   issue says they should agree (``e`` and ``f = simplify(e)``), must give equal values.
 - ``issue-cli``: the files the issue shows, the project's command run on them, and the output
@@ -51,6 +54,7 @@ from reprobot.generation.drafter.prose import (
 )
 from reprobot.generation.drafter.session_variants import (
     agreement_sources,
+    changed_value_sources,
     displayed,
     raised_before_sources,
     raises_like_sources,
@@ -228,9 +232,10 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
 
 
 def test_sources(
-    issue: IssueReport, tree: TreeContext
+    issue: IssueReport, tree: TreeContext, knowing_fix: bool
 ) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
-    """Every variant the issue supports, the wrong values it shows, and why others were skipped."""
+    """Every variant the issue supports, the wrong values it shows, and why others were skipped;
+    ``knowing_fix``, also one per value its sessions and scripts show (the fix picks)."""
     sources: list[TestSource] = []
     wrong: list[str] = []
     skipped: list[tuple[str, str]] = []
@@ -246,6 +251,11 @@ def test_sources(
         shown = shown_value_step(program)
         if shown is not None and shown_is_wrong(issue, program, shown):
             wrong.append(program.steps[shown].output.strip())
+    if knowing_fix:
+        for program in programs:
+            changed, values = changed_value_sources(program, raising_step(program))
+            sources.extend(changed)
+            wrong.extend(values)
     returns = stated_returns(issue)
     if returns:
         sources.extend(expected_return_sources(programs, returns[0]))
@@ -287,11 +297,13 @@ def draft_from_issue(
     snapshot: RepoSnapshot,
     tree: TreeContext | None = None,
     style: TestStyle = PYTEST,
+    knowing_fix: bool = False,
 ) -> DrafterOutput:
     """The no-LLM drafts of an issue, each a new test module in the repository's test layout,
-    written in ``style``: the one the project's test runner collects."""
+    written in ``style``: the one the project's test runner collects; ``knowing_fix`` (at pull
+    request time), with the variants only a fix can choose among."""
     tree = tree or tree_context(issue, snapshot, style)
-    sources, wrong, skipped = test_sources(issue, tree)
+    sources, wrong, skipped = test_sources(issue, tree, knowing_fix)
     stem = slug(issue.title) or "issue"
     drafts: list[Draft] = []
     seen: set[str] = set()

@@ -104,6 +104,29 @@ def called_right(issue: IssueReport, line: int) -> bool:
     return False
 
 
+# Words in the line that introduces a block calling what it shows wrong: "The convert_to
+# behavior is odd:", "gives us an unexpected result:", "This one is wrong:".
+_INTRODUCED_WRONG = re.compile(
+    r"\b(?:wrong|incorrect(?:ly)?|odd|strange|weird|unexpected(?:ly)?|surprising(?:ly)?|bogus"
+    r"|nonsensical|buggy)\b",
+    re.I,
+)
+_NEGATED = re.compile(r"\b(?:not|never|no)\s+(?:\w+\s+)?$|n't\s+(?:\w+\s+)?$", re.I)
+
+
+def introduced_as_wrong(issue: IssueReport, line: int) -> bool:
+    """Whether the prose line just before the code block at ``line`` introduces it (ends with a
+    colon) as showing something wrong, and is not an "Expected" label."""
+    prose = prose_around(issue, line)
+    if prose is None or not prose[0].rstrip().endswith(":"):
+        return False
+    before = prose[0]
+    if _EXPECTED_HEADING.match(before):
+        return False
+    match = _INTRODUCED_WRONG.search(before)
+    return match is not None and _NEGATED.search(before[: match.start()]) is None
+
+
 def _neighbour(lines: list[str], indices: range) -> str:
     """The first non-blank line at ``indices``, unless a fence comes first."""
     for k in indices:

@@ -5,9 +5,12 @@ must raise as the one before it, two computations said to agree must. Pure funct
 
 from __future__ import annotations
 
+import ast
+
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
 from reprobot.generation.drafter.prose import (
     called_right,
+    introduced_as_wrong,
     title_calls_wrong,
     under_expected_heading,
 )
@@ -16,6 +19,7 @@ from reprobot.generation.drafter.snippets import (
     Step,
     raised_exception,
     shown_value_step,
+    shown_values,
     stated_returns,
 )
 from reprobot.generation.drafter.sources import (
@@ -55,6 +59,21 @@ def agreement_sources(program: Program, issue: IssueReport, raised: int | None) 
     return [TestSource("issue-session-agree", program.imports, body, note)]
 
 
+def shown_expression(statement: str) -> tuple[list[str], str, bool]:
+    """(lines to run first, the expression whose printed form is what ``statement`` showed,
+    whether that form may be a pretty one): ``x`` of ``print(x)``; ``x`` of ``pprint(x)``,
+    drawn in ASCII or Unicode; the caught output of a print of several things
+    (``print('mean:', m)`` writes more than ``m``); the statement itself otherwise."""
+    node = print_call(statement)
+    if node is None:
+        return [], statement, False
+    inner = printed(statement)
+    if inner is None:
+        return catch_output(statement), CAUGHT_OUTPUT, False
+    plain = isinstance(node.func, ast.Name) and node.func.id == "print"
+    return [], inner, not plain
+
+
 def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
     come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
@@ -66,10 +85,8 @@ def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> l
     # A statement the session shows raising is left out of the setup of a later value.
     setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
     step = program.steps[shown]
-    expression = printed(step.source) or step.source
-    if expression == step.source and print_call(step.source) is not None:
-        # "print('mean:', m)" shows what it wrote, not what it returned (None).
-        setup, expression = [*setup, *catch_output(step.source)], CAUGHT_OUTPUT
+    caught, expression, pretty = shown_expression(step.source)
+    setup = [*setup, *caught]
     value = step.output.strip()
     if program.origin == "session" and under_expected_heading(issue, program.last_block_line):
         # A session under "Expected results" shows what the call should give.
@@ -83,7 +100,7 @@ def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> l
             TestSource(
                 "issue-session-value",
                 program.imports,
-                assert_not_shown(expression, value, setup),
+                assert_not_shown(expression, value, setup, pretty),
                 "the wrong value the session shows must not come back",
             )
         )
@@ -108,6 +125,35 @@ def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> l
     return out
 
 
+# Values a program shows that become variants once the fix is known: the last few, as the
+# reporter shows the surprise last.
+_MAX_CHANGED = 4
+
+
+def changed_value_sources(
+    program: Program, raised: int | None
+) -> tuple[list[TestSource], list[str]]:
+    """Knowing the fix (at pull request time): each value the session or script shows must not
+    come back. The issue need not say which one is wrong: the fix decides, since only a test
+    that fails on the base and passes with the fix is kept. Its assertion still comes from the
+    issue alone, and it is a weak oracle: it never calls a fix correct by itself. Returns the
+    variants and the values they keep out."""
+    out: list[TestSource] = []
+    values: list[str] = []
+    for k in shown_values(program)[:_MAX_CHANGED]:
+        step = program.steps[k]
+        value = step.output.strip()
+        if len(value) > MAX_SHOWN_CHARS:
+            continue
+        caught, expression, pretty = shown_expression(step.source)
+        setup = [s.source for j, s in enumerate(program.steps[:k]) if j != raised] + caught
+        note = f"the value the issue shows for `{expression}` must not come back"
+        body = assert_not_shown(expression, value, setup, pretty)
+        out.append(TestSource("issue-shown-value", program.imports, body, note))
+        values.append(value)
+    return out, values
+
+
 # What IPython and Jupyter do with the value of a block's last expression: show it. Showing is
 # where a lazy object (a seaborn Plot, a styled table) does its work, and where it fails.
 _DISPLAY = (
@@ -123,7 +169,7 @@ def displayed(step: Step) -> list[str]:
     """The last statement of a code block, its value shown as a notebook would show it when it
     is an expression other than a call of ``print``."""
     source = step.source
-    if not step.is_expression or printed(source) is not None or "\n" in source.strip():
+    if not step.is_expression or print_call(source) is not None or "\n" in source.strip():
         return [source]
     return [line.format(expression=source.strip()) for line in _DISPLAY]
 
@@ -172,6 +218,13 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         title_calls_wrong(issue.title)
         and index == shown_value_step(program)
         and not (program.origin == "session" and called_right(issue, program.last_block_line))
+    ):
+        return True
+    # "The convert_to behavior is odd:" just above the session: its shown value is the odd one.
+    if (
+        program.origin == "session"
+        and index == shown_value_step(program)
+        and introduced_as_wrong(issue, program.last_block_line)
     ):
         return True
     output = squash(step.output)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
+from reprobot.generation.drafter.printed_output import block_output
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
@@ -160,7 +161,9 @@ def _is_main_guard(node: ast.stmt) -> bool:
     )
 
 
-def _program(blocks: list[CodeBlock]) -> Program | None:
+def _program(blocks: list[CodeBlock], issue: IssueReport | None = None) -> Program | None:
+    """The statements of ``blocks``; with ``issue``, each carrying what the issue shows it
+    printed (a comment next to it, or the output block after its block)."""
     imports: list[str] = []
     steps: list[Step] = []
     last_line = 0
@@ -171,10 +174,11 @@ def _program(blocks: list[CodeBlock]) -> Program | None:
         block_imports, body = _split(fixed)
         imports.extend(block_imports)
         lines = fixed.split("\n")
-        for text, node in body:
+        shown = block_output(issue, block, [text for text, _ in body]) if issue else {}
+        for k, (text, node) in enumerate(body):
             # A comment showing what the line printed makes it a session step in all but form.
             output, wrong = statement_output(lines, node)
-            steps.append(Step(text, output, wrong))
+            steps.append(Step(text, output or shown.get(k, ""), wrong))
         last_line = block.line if body else last_line
     if not steps:
         return None
@@ -201,11 +205,11 @@ def code_programs(issue: IssueReport) -> list[Program]:
         before = [b for b in blocks if b.line < traceback_lines[0]]
         blocks = before or blocks
     programs: list[Program] = []
-    whole = _program(blocks)
+    whole = _program(blocks, issue)
     if whole is not None:
         programs.append(whole)
     if len(blocks) > 1:
-        last = _program(blocks[-1:])
+        last = _program(blocks[-1:], issue)
         if last is not None and last != whole:
             programs.append(last)
     return programs
@@ -259,6 +263,19 @@ def _earlier_setup(
         steps.extend(Step(s.source) for s in earlier.steps if not _shows_error(s))
     setup = Program("session", tuple(dict.fromkeys(imports)), tuple(steps))
     return setup if free & bound_names(setup.source) else None
+
+
+def shown_values(program: Program) -> list[int]:
+    """Indices of the steps showing a value (an expression, or one printed), last first:
+    neither an error nor a version query."""
+    return [
+        k
+        for k in range(len(program.steps) - 1, -1, -1)
+        if (step := program.steps[k]).output.strip()
+        and step.is_expression
+        and not _shows_error(step)
+        and not _VERSION_QUERY.search(step.source)
+    ]
 
 
 def _shows_error(step: Step) -> bool:

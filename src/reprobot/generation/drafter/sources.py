@@ -61,7 +61,9 @@ def print_call(statement: str) -> ast.Call | None:
         if isinstance(func, ast.Attribute)
         else ""
     )
-    return node if name.endswith("print") or name.startswith("print_") else None
+    # "register_blueprint" ends in "print" too.
+    prints = name in ("print", "pprint") or name.endswith("_print") or name.startswith("print_")
+    return node if prints else None
 
 
 def is_value_text(text: str) -> bool:

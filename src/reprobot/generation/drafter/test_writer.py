@@ -117,17 +117,21 @@ def _display(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().split("\n"))
 
 
-def _printed_forms(shown: str) -> tuple[list[str], str, str]:
+def _printed_forms(shown: str, pretty: bool = False) -> tuple[list[str], str, str]:
     """(lines that compute the printed forms of ``result``, the expression naming them, the
-    shown text as they are compared with it)."""
-    if "\n" not in shown.strip():
+    shown text as they are compared with it); ``pretty``: shown by a pretty printer, even on
+    one line."""
+    if "\n" not in shown.strip() and not pretty:
         return [], "(str(result), repr(result))", shown
     return list(_DISPLAY_FORMS), "_forms", _display(shown)
 
 
-def assert_not_shown(expression: str, shown: str, setup: Sequence[str] = ()) -> str:
-    """Run ``setup``, evaluate ``expression``, and fail if it still prints what the issue shows."""
-    forms, named, shown = _printed_forms(shown)
+def assert_not_shown(
+    expression: str, shown: str, setup: Sequence[str] = (), pretty: bool = False
+) -> str:
+    """Run ``setup``, evaluate ``expression``, and fail if it still prints what the issue shows
+    (``pretty``: as ``pprint`` showed it)."""
+    forms, named, shown = _printed_forms(shown, pretty)
     lines = [*setup, f"result = {expression}", *forms]
     lines.append(
         "assert " + f"{shown!r} not in {named}, "

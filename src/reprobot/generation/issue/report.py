@@ -388,6 +388,10 @@ def _prompt(line: str) -> tuple[str, int, str] | None:
     for prompt, kind in ((">>>", "in"), ("...", "more")):
         if text.startswith(prompt) and (len(text) == 3 or text[3] == " "):
             return kind, indent, text[4:]
+    # A hand-typed prompt without its space (">>>convert_to(J*s, J)"); never a run of four
+    # or more (a merge marker, a quote).
+    if text.startswith(">>>") and text[3] not in "> \t":
+        return "in", indent, text[3:]
     for pattern, kind in ((_IPY_IN, "in"), (_IPY_MORE, "more"), (_IPY_OUT, "out")):
         if match := pattern.match(text):
             return kind, indent, text[match.end() :]

@@ -133,7 +133,7 @@ def _reproduce(
     # next to the test modules that runner finds.
     style = style_for(environment.spec.test_cmd)
     tree = tree_context(issue, snapshot, style)
-    drafted = draft_from_issue(issue, snapshot, tree, style)
+    drafted = draft_from_issue(issue, snapshot, tree, style, knowing_fix=fix is not None)
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
     validator = Validator(

@@ -17,7 +17,8 @@ _METHOD_ORDER = (
     "issue-session-raises",
     "issue-cli",
     "issue-session-expected", "issue-session-agree",
-    "issue-session-value", "issue-stated-value", "issue-code-last", "llm-agent", "llm-zero-shot",
+    "issue-session-value", "issue-stated-value", "issue-code-last", "issue-shown-value",
+    "llm-agent", "llm-zero-shot",
 )  # fmt: skip
 
 

@@ -1,0 +1,130 @@
+"""What a code block printed, read from the output block the issue shows right after it (pure).
+
+Reporters who paste a script rather than a session often paste what it printed in a block of
+its own: "I get this output:", "says", "Output:". Each top-level ``print``/``pprint`` of the
+script is given its lines of that block, so the script becomes a session in all but form:
+
+- a print of string constants (``print('C is')``) and ``print()`` print known lines, which
+  anchor the others;
+- a print of an expression takes the lines up to the next anchor, or one line when the next
+  print is of an expression too (and then no value may span lines: that would be a miscount);
+- a script with no print whose last statement is an expression (a notebook cell) shows that
+  value: it takes the whole block.
+
+Anything else (a print inside a loop or a function, lines left over or missing) pairs nothing:
+a wrong pairing would put words in the reporter's mouth.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from reprobot.generation.drafter.sources import print_call
+from reprobot.generation.issue.report import CodeBlock, IssueReport
+from reprobot.validation.source.python_text import UNPARSABLE
+
+# Prose lines allowed between a script and its output ("I get this output:"); more is another
+# part of the report.
+_MAX_PROSE_LINES = 2
+_MAX_OUTPUT_LINES = 60
+# An output block that starts with a shell prompt is a command's transcript, not this output.
+_SHELL_PROMPTS = ("$ ", "> ", "% ", "C:\\")
+
+
+def output_after(issue: IssueReport, block: CodeBlock) -> CodeBlock | None:
+    """The output block the issue shows right after ``block``, with at most a line or two of
+    prose between them; None when the next block is code, a traceback or far away."""
+    blocks = issue.code_blocks
+    at = next((k for k, b in enumerate(blocks) if b is block), None)
+    if at is None or at + 1 >= len(blocks):
+        return None
+    following = blocks[at + 1]
+    if not following.is_output or following.is_traceback:
+        return None
+    if following.text.lstrip().startswith(_SHELL_PROMPTS):
+        return None
+    if len(following.text.split("\n")) > _MAX_OUTPUT_LINES:
+        return None
+    lines = issue.body.split("\n")
+    # ``line`` is 1-based: the opening fence, or the first line of an unfenced block.
+    size = len(block.text.split("\n"))
+    after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
+    prose = [text for text in lines[after : following.line - 1] if text.strip()]
+    return following if len(prose) <= _MAX_PROSE_LINES else None
+
+
+def _printed_text(statement: str) -> str | None:
+    """What a print of string constants prints ("" for ``print()``); None for any other."""
+    node = print_call(statement)
+    if node is None or node.keywords:
+        return None
+    texts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return " ".join(texts) if len(texts) == len(node.args) else None
+
+
+def _is_expression(statement: str) -> bool:
+    try:
+        ast.parse(statement.strip(), mode="eval")
+    except UNPARSABLE:
+        return False
+    return True
+
+
+def pair_outputs(statements: Sequence[str], output: str) -> dict[int, str]:
+    """By statement index, the lines of ``output`` each printing statement printed; empty when
+    the statements and the lines do not pair up exactly."""
+    prints = [k for k, s in enumerate(statements) if print_call(s) is not None]
+    if any("print" in s for k, s in enumerate(statements) if k not in prints):
+        return {}  # a print in a loop or a function: its lines cannot be told apart
+    lines = output.rstrip().split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not prints:
+        last = len(statements) - 1
+        if last < 0 or not _is_expression(statements[last]) or not lines:
+            return {}
+        return {last: "\n".join(lines)}
+    shown: dict[int, str] = {}
+    cursor = 0
+    # Once values in a row were taken a line each, a value over several lines is a miscount.
+    one_line = False
+    for n, k in enumerate(prints):
+        constant = _printed_text(statements[k])
+        if constant is not None:
+            # The trailing empty lines of final ``print()`` calls are often not pasted.
+            rest = [_printed_text(statements[j]) for j in prints[n:]]
+            if cursor == len(lines) and all(t == "" for t in rest):
+                break
+            if cursor >= len(lines) or lines[cursor].strip() != constant.strip():
+                return {}
+            cursor += 1
+            continue
+        following = [_printed_text(statements[j]) for j in prints[n + 1 :]]
+        anchor = next((t for t in following if t is not None), None)
+        if following and following[0] is None:
+            stop = cursor + 1  # two values in a row: one line each
+            one_line = True
+        elif anchor is None or all(t == "" for t in following):
+            # Up to the end: the empty lines of trailing ``print()`` calls are cut with it.
+            stop = next((j for j in range(cursor, len(lines)) if anchor == lines[j] == ""), -1)
+            stop = len(lines) if stop < 0 else stop
+        else:
+            stop = next(
+                (j for j in range(cursor, len(lines)) if lines[j].strip() == anchor.strip()),
+                -1,
+            )
+        if stop <= cursor or stop > len(lines):
+            return {}
+        shown[k] = "\n".join(lines[cursor:stop])
+        cursor = stop
+    if cursor != len(lines) or (one_line and any("\n" in v for v in shown.values())):
+        return {}
+    return shown
+
+
+def block_output(issue: IssueReport, block: CodeBlock, statements: Sequence[str]) -> dict[int, str]:
+    """By index in ``statements`` (the top-level statements of ``block``), what the output
+    block after it shows each printed; empty when there is none or they do not pair up."""
+    following = output_after(issue, block)
+    return pair_outputs(statements, following.text) if following is not None else {}

@@ -1,0 +1,79 @@
+"""A script's prints paired with the output block the issue shows after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprobot.generation.drafter.printed_output import output_after, pair_outputs
+from reprobot.generation.drafter.snippets import code_programs
+from reprobot.generation.issue.report import parse_issue
+
+LABELLED = [
+    "C = BlockMatrix([[A], [B]])",
+    "print('C is')",
+    "pprint(C)",
+    "print('C[i, 0] is')",
+    "pprint(C[i, 0])",
+]
+
+
+def test_labels_the_script_prints_anchor_the_values_between_them() -> None:
+    output = "C is\n⎡A⎤\n⎢ ⎥\n⎣B⎦\nC[i, 0] is\n(A)[i, 0]\n"
+    assert pair_outputs(LABELLED, output) == {2: "⎡A⎤\n⎢ ⎥\n⎣B⎦", 4: "(A)[i, 0]"}
+
+
+def test_empty_prints_separate_values_and_the_last_ones_may_be_cut() -> None:
+    statements = ["r = f()", "print(r)", "print(r.simplify())", "print()", "print(g(r))", "print()"]
+    assert pair_outputs(statements, "a + b\nc\n\nd") == {1: "a + b", 2: "c", 4: "d"}
+
+
+def test_values_printed_in_a_row_take_a_line_each() -> None:
+    assert pair_outputs(["print(f(1))", "print(f(2))"], "1\n4\n") == {0: "1", 1: "4"}
+
+
+@pytest.mark.parametrize(
+    ("statements", "output"),
+    [
+        # Lines left over, or missing.
+        (["print(f(1))", "print(f(2))"], "1\n4\n9"),
+        (["print(f(1))", "print(f(2))"], "1"),
+        # A label that is not where the script prints it.
+        (LABELLED, "C[i, 0] is\n(A)[i, 0]"),
+        # A print in a loop: its lines cannot be told apart.
+        (["for k in range(3):\n    print(k)", "print(f(2))"], "0\n1\n2\n4"),
+        # No print, and the last statement is no expression.
+        (["x = f(1)"], "1"),
+    ],
+)
+def test_what_does_not_pair_up_exactly_pairs_nothing(statements: list[str], output: str) -> None:
+    assert pair_outputs(statements, output) == {}
+
+
+def test_a_notebook_cell_shows_the_value_of_its_last_expression() -> None:
+    assert pair_outputs(["x = f(1)", "g(x)"], "\n[1, 2]\n") == {1: "[1, 2]"}
+
+
+SCRIPT = "```python\nfrom kettle import level\nprint(level(1))\nprint(level(2))\n```\n"
+
+
+@pytest.mark.parametrize(
+    ("between", "paired"),
+    [
+        ("I get this output:", True),
+        ("", True),
+        ("It ran.\nThen I looked.\nAnd this came out:", False),
+    ],
+)
+def test_the_output_block_must_follow_the_script_closely(between: str, paired: bool) -> None:
+    issue = parse_issue("Level is off", f"{SCRIPT}\n{between}\n\n```\n0.5\n0.7\n```\n")
+    script = issue.code_blocks[0]
+    assert (output_after(issue, script) is not None) is paired
+    (program,) = code_programs(issue)
+    shown = [step.output for step in program.steps]
+    assert shown == (["0.5", "0.7"] if paired else ["", ""])
+
+
+def test_a_shell_transcript_or_code_after_the_script_is_no_output() -> None:
+    for after in ("```console\n$ kettle --level\n0.5\n```", "```python\nprint(2)\n```"):
+        issue = parse_issue("Level is off", f"{SCRIPT}\nThen:\n\n{after}\n")
+        assert output_after(issue, issue.code_blocks[0]) is None

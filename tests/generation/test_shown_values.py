@@ -1,0 +1,101 @@
+"""Values a session or a script shows: how a test reads them back, and the variants drafted
+for each once a fix is known (pull request time), which the fix chooses among."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reprobot.generation.drafter.draft import draft_from_issue
+from reprobot.generation.drafter.session_variants import (
+    changed_value_sources,
+    shown_expression,
+)
+from reprobot.generation.drafter.snippets import raising_step, session_programs
+from reprobot.generation.drafter.sources import print_call
+from reprobot.generation.issue.report import parse_issue
+from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.repos import TINY_PYPROJECT, make_repo
+
+
+@pytest.mark.parametrize(
+    ("statement", "prints"),
+    [
+        ("print(x)", True),
+        ("pprint(x)", True),
+        ("sympy.pretty_print(x)", True),
+        ("tree.print_tree()", True),
+        # Names that merely end in "print".
+        ("app.register_blueprint(bp)", False),
+        ("footprint(x)", False),
+    ],
+)
+def test_which_calls_print(statement: str, prints: bool) -> None:
+    assert (print_call(statement) is not None) is prints
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("print(f(x))", ([], "f(x)", False)),
+        # pprint draws its own picture of x, in ASCII or Unicode.
+        ("pprint(C[i, 0])", ([], "C[i, 0]", True)),
+        ("f(x)", ([], "f(x)", False)),
+    ],
+)
+def test_what_a_shown_value_is_read_back_from(
+    statement: str, expected: tuple[list[str], str, bool]
+) -> None:
+    assert shown_expression(statement) == expected
+
+
+def test_a_print_of_several_things_is_read_back_from_its_output() -> None:
+    setup, expression, pretty = shown_expression("print('mean:', m)")
+    assert expression == "_output.getvalue().strip()" and not pretty
+    assert setup[-1].strip() == "print('mean:', m)"
+
+
+SESSION = (
+    "```pycon\n>>> from kettle import level, boil\n>>> level(1)\n0.5\n>>> boil(-1)\n"
+    "Traceback (most recent call last):\nValueError: cold\n>>> kettle.__version__\n'1.0'\n"
+    ">>> level(2)\n0.7\n```\n"
+)
+
+
+def test_each_value_shown_is_a_variant_once_the_fix_is_known() -> None:
+    (program,) = session_programs(parse_issue("Kettle levels", SESSION))
+    sources, values = changed_value_sources(program, raising_step(program))
+    # Last first; not the error, not the version query.
+    assert values == ["0.7", "0.5"]
+    assert [s.method for s in sources] == ["issue-shown-value"] * 2
+    last = sources[0].body.split("\n")
+    # The statement that raised stays out of the setup of a later value.
+    assert "boil(-1)" not in last and last[0] == "level(1)" and "result = level(2)" in last
+    assert last[-1].startswith("assert '0.7' not in (str(result), repr(result))")
+    assert sources[0].note == "the value the issue shows for `level(2)` must not come back"
+
+
+def test_only_a_known_fix_makes_variants_of_values_the_issue_does_not_call_wrong(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(
+        tmp_path / "kettle",
+        {
+            "pyproject.toml": TINY_PYPROJECT.replace('"tiny"', '"kettle"'),
+            "kettle/__init__.py": "def level(n):\n    return n / 2\n",
+            "tests/test_kettle.py": "from kettle import level\n\n\ndef test_zero():\n"
+            "    assert level(0) == 0\n",
+        },
+    )
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "acme/kettle")
+    # Nothing here calls a value wrong, names an error or states what is expected.
+    issue = parse_issue(
+        "Kettle levels",
+        "Is this intended?\n\n```pycon\n>>> from kettle import level\n>>> level(1)\n0.5\n```\n",
+    )
+    at_issue_time = draft_from_issue(issue, snapshot)
+    assert at_issue_time.drafts == () and at_issue_time.wrong_values == ()
+    knowing = draft_from_issue(issue, snapshot, knowing_fix=True)
+    assert [d.method for d in knowing.drafts] == ["issue-shown-value"]
+    assert knowing.wrong_values == ("0.5",)
