@@ -475,6 +475,11 @@ def test_stated_returns_ignores_lines_that_state_no_call(line: str) -> None:
         # A bare name there is kept for the drafter to weigh; a word as the value is not.
         ("len(x) is 0; it should be positive", "", [("len(x)", "0", "positive")]),
         ("Matrix(x) is slow, should be fast", "", []),
+        # What a call should not give is what it gives; a bare "is not 0" may mean "should be".
+        ("Mod(x**2, x) is not (always) 0", "", [("Mod(x**2, x)", "0", None)]),
+        ("f(x) should not return -1", "", [("f(x)", "-1", None)]),
+        ("simplify(a - a) is not 0", "", []),
+        ("Abstract model field should not be equal across models", "", []),
     ],
 )
 def test_stated_outcomes(title: str, body: str, found: list[tuple[str, str, str | None]]) -> None:

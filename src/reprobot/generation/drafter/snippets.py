@@ -372,7 +372,8 @@ _OUTCOME_VERBS = (
 # "median([7, 8, 9, 10]) is 9", "`f(x)` returns `3` instead of `2.5`", "0**-oo produces 0, the
 # documentation says it should produce zoo" (a title, or a line).
 _STATED_OUTCOME = re.compile(
-    rf"^\s*`?(?P<call>[^`]+?)`?\s+{_OUTCOME_VERBS}\s+`?(?P<value>[^`]+?)`?"
+    # "is not 0" says what it should not give, or should: no value either way.
+    rf"^\s*`?(?P<call>[^`]+?)`?\s+{_OUTCOME_VERBS}\s+(?!not\b)`?(?P<value>[^`]+?)`?"
     r"(?:(?:\s*,?\s+(?:instead\s+of|rather\s+than|but\s+should\s+be|not)\s+"
     r"|\s*[,;]\s+(?:but\s+)?(?:[\w']+\s+){0,5}?should\s+"
     r"(?:be|give|return|produce|yield|equal|evaluate\s+to)\s+)"
@@ -388,6 +389,16 @@ _SHOULD_GIVE = re.compile(
     r"^\s*`?(?P<call>[^`]+?)`?\s+should\s+(?:be|return|give|yield|equal|evaluate\s+to)\s+"
     r"`?(?P<expected>[^`]+?)`?(?:\s*,?\s+(?:instead\s+of|rather\s+than|not)\s+"
     r"`?(?P<value>[^`]+?)`?)?\s*[.!]?\s*$",
+    re.I,
+)
+# A title saying what a call should not give, which is then what it gives: "f(x) should not
+# return None", "Mod(x**2, x) is not (always) 0". A bare "f(x) is not 0" may as well mean that
+# it should be.
+_TITLE_NOT = re.compile(
+    r"^\s*`?(?P<call>[^`]+?)`?\s+(?:(?:should\s+not|shouldn't|must\s+not|mustn't)\s+"
+    r"(?:be|return|give|yield|equal|evaluate\s+to)"
+    r"|is\s+not\s+(?:\(\s*(?:always|necessarily)\s*\)|always|necessarily))"
+    r"\s+`?(?P<value>[^`]+?)`?\s*[.!]?\s*$",
     re.I,
 )
 _STATED_IN_PROSE = re.compile(
@@ -435,12 +446,16 @@ def title_should_give(issue: IssueReport) -> tuple[str, str, str | None] | None:
 
 def stated_outcomes(issue: IssueReport) -> list[tuple[str, str, str | None]]:
     """(call, value, expected or None) where the issue states what a call gives: the title
-    "median([7, 8, 9, 10]) is 9", a line "`f(x)` returns `3` instead of `2.5`". The call must
+    "median([7, 8, 9, 10]) is 9" (or "... should not be 9"), a line "`f(x)` returns `3`
+    instead of `2.5`". The call must
     parse as a call (or an operation) and the value as an expression that is not a bare word."""
     found: list[tuple[str, str, str | None]] = []
     in_title = title_should_give(issue)
     if in_title is not None and in_title[2] is not None:
         found.append((in_title[0], in_title[2], in_title[1]))
+    negated = _TITLE_NOT.match(issue.title)
+    if negated and _is_call(negated.group("call").strip()) and _is_value(negated.group("value")):
+        found.append((negated.group("call").strip(), negated.group("value").strip(), None))
     lines = [issue.title, *(line for line in issue.body.split("\n") if line.count("`") >= 4)]
     for k, line in enumerate(lines[:500]):
         if len(line) > 300:
