@@ -49,8 +49,13 @@ def test_what_does_not_pair_up_exactly_pairs_nothing(statements: list[str], outp
     assert pair_outputs(statements, output) == {}
 
 
-def test_a_notebook_cell_shows_the_value_of_its_last_expression() -> None:
+def test_a_notebook_cell_shows_the_value_of_its_last_expression_when_introduced() -> None:
     assert pair_outputs(["x = f(1)", "g(x)"], "\n[1, 2]\n") == {1: "[1, 2]"}
+    assert pair_outputs(["x = f(1)", "g(x)"], "[1, 2]", introduced=False) == {}
+    cell = "```python\nfrom kettle import level\nlevel(1)\n```\n"
+    for between, shown in (("Output:", "0.5"), ("This works", "")):
+        (program,) = code_programs(parse_issue("Level", f"{cell}\n{between}\n\n```\n0.5\n```\n"))
+        assert program.steps[-1].output == shown
 
 
 SCRIPT = "```python\nfrom kettle import level\nprint(level(1))\nprint(level(2))\n```\n"
@@ -73,7 +78,18 @@ def test_the_output_block_must_follow_the_script_closely(between: str, paired: b
     assert shown == (["0.5", "0.7"] if paired else ["", ""])
 
 
-def test_a_shell_transcript_or_code_after_the_script_is_no_output() -> None:
-    for after in ("```console\n$ kettle --level\n0.5\n```", "```python\nprint(2)\n```"):
-        issue = parse_issue("Level is off", f"{SCRIPT}\nThen:\n\n{after}\n")
-        assert output_after(issue, issue.code_blocks[0]) is None
+@pytest.mark.parametrize(
+    ("between", "after"),
+    [
+        ("Then:", "```console\n$ kettle --level\n0.5\n```"),
+        ("Then:", "```python\nprint(2)\n```"),
+        # The environment it ran in, under its heading or recognisable by itself.
+        ("#### Versions", "```\n0.5\n0.7\n```"),
+        ("I get:", "```\nkettle, version 0.6.6\nPython 3.9.5\n```"),
+    ],
+)
+def test_a_transcript_code_or_a_version_report_after_the_script_is_no_output(
+    between: str, after: str
+) -> None:
+    issue = parse_issue("Level is off", f"{SCRIPT}\n{between}\n\n{after}\n")
+    assert output_after(issue, issue.code_blocks[0]) is None

@@ -9,7 +9,10 @@ script is given its lines of that block, so the script becomes a session in all 
 - a print of an expression takes the lines up to the next anchor, or one line when the next
   print is of an expression too (and then no value may span lines: that would be a miscount);
 - a script with no print whose last statement is an expression (a notebook cell) shows that
-  value: it takes the whole block.
+  value: it takes the whole block, when the words before it say it is output ("Output:").
+
+A block after words about the environment ("#### Versions"), or that reads as a version report,
+is never this output.
 
 Anything else (a print inside a loop or a function, lines left over or missing) pairs nothing:
 a wrong pairing would put words in the reporter's mouth.
@@ -18,6 +21,7 @@ a wrong pairing would put words in the reporter's mouth.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 
 from reprobot.generation.drafter.sources import print_call
@@ -30,11 +34,34 @@ _MAX_PROSE_LINES = 2
 _MAX_OUTPUT_LINES = 60
 # An output block that starts with a shell prompt is a command's transcript, not this output.
 _SHELL_PROMPTS = ("$ ", "> ", "% ", "C:\\")
+# Words between a script and a block that make the block something else: the environment the
+# reporter ran it in ("#### Versions", "### System Information").
+_ABOUT_ENVIRONMENT = re.compile(
+    r"\b(?:versions?|environment|system|platform|installed|show_versions)\b", re.I
+)
+# A line of a version report: "python: 3.8.3", "numpy: 1.18.5", "sqlfluff, version 0.6.6".
+_VERSION_LINE = re.compile(
+    r"^\s*[\w.-]+(?:\s*[:,]\s*|\s+)(?:version\s+)?v?\d+\.\d+|\bversion\b.*\d", re.I
+)
+# Words saying the block after them is what the script gave: "I get this output:",
+# "### Actual outcome", "which returns".
+_INTRODUCES_OUTPUT = re.compile(
+    r"\b(?:output|outputs|outcome|results?|returns?|gives?|got|get|prints?|printed|shows?"
+    r"|yields?|produces?|says)\b",
+    re.I,
+)
 
 
 def output_after(issue: IssueReport, block: CodeBlock) -> CodeBlock | None:
     """The output block the issue shows right after ``block``, with at most a line or two of
-    prose between them; None when the next block is code, a traceback or far away."""
+    prose between them; None when the next block is code, a traceback, a version report or far
+    away."""
+    found = _following_output(issue, block)
+    return found[0] if found is not None else None
+
+
+def _following_output(issue: IssueReport, block: CodeBlock) -> tuple[CodeBlock, str] | None:
+    """(the output block after ``block``, the prose between them)."""
     blocks = issue.code_blocks
     at = next((k for k, b in enumerate(blocks) if b is block), None)
     if at is None or at + 1 >= len(blocks):
@@ -51,7 +78,11 @@ def output_after(issue: IssueReport, block: CodeBlock) -> CodeBlock | None:
     size = len(block.text.split("\n"))
     after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
     prose = [text for text in lines[after : following.line - 1] if text.strip()]
-    return following if len(prose) <= _MAX_PROSE_LINES else None
+    if len(prose) > _MAX_PROSE_LINES or any(_ABOUT_ENVIRONMENT.search(t) for t in prose):
+        return None
+    if sum(1 for line in following.text.split("\n") if _VERSION_LINE.search(line)) >= 2:
+        return None
+    return following, " ".join(prose)
 
 
 def _printed_text(statement: str) -> str | None:
@@ -71,9 +102,11 @@ def _is_expression(statement: str) -> bool:
     return True
 
 
-def pair_outputs(statements: Sequence[str], output: str) -> dict[int, str]:
+def pair_outputs(statements: Sequence[str], output: str, introduced: bool = True) -> dict[int, str]:
     """By statement index, the lines of ``output`` each printing statement printed; empty when
-    the statements and the lines do not pair up exactly."""
+    the statements and the lines do not pair up exactly. A script without a print shows the
+    value of its last expression only when the words before the block say it is ``introduced``
+    as output: any block after it would do otherwise."""
     prints = [k for k, s in enumerate(statements) if print_call(s) is not None]
     if any("print" in s for k, s in enumerate(statements) if k not in prints):
         return {}  # a print in a loop or a function: its lines cannot be told apart
@@ -82,7 +115,7 @@ def pair_outputs(statements: Sequence[str], output: str) -> dict[int, str]:
         lines.pop(0)
     if not prints:
         last = len(statements) - 1
-        if last < 0 or not _is_expression(statements[last]) or not lines:
+        if last < 0 or not _is_expression(statements[last]) or not lines or not introduced:
             return {}
         return {last: "\n".join(lines)}
     shown: dict[int, str] = {}
@@ -126,5 +159,8 @@ def pair_outputs(statements: Sequence[str], output: str) -> dict[int, str]:
 def block_output(issue: IssueReport, block: CodeBlock, statements: Sequence[str]) -> dict[int, str]:
     """By index in ``statements`` (the top-level statements of ``block``), what the output
     block after it shows each printed; empty when there is none or they do not pair up."""
-    following = output_after(issue, block)
-    return pair_outputs(statements, following.text) if following is not None else {}
+    found = _following_output(issue, block)
+    if found is None:
+        return {}
+    following, prose = found
+    return pair_outputs(statements, following.text, bool(_INTRODUCES_OUTPUT.search(prose)))
