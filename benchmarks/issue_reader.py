@@ -38,9 +38,8 @@ from reprobot.generation.drafter.snippets import (
     code_programs,
     session_programs,
     shown_value_step,
-    stated_outcomes,
-    stated_returns,
 )
+from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.failure_match import mentioned_exception

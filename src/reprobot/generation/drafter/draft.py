@@ -67,8 +67,6 @@ from reprobot.generation.drafter.snippets import (
     raising_step,
     session_programs,
     shown_value_step,
-    stated_outcomes,
-    stated_returns,
 )
 from reprobot.generation.drafter.sources import (
     TestSource,
@@ -80,6 +78,7 @@ from reprobot.generation.drafter.stated import (
     known_value,
     stated_value_sources,
 )
+from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.drafter.test_style import (
     PYTEST,
     TMP_PATH_IMPORTS,

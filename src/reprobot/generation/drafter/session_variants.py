@@ -20,7 +20,6 @@ from reprobot.generation.drafter.snippets import (
     raised_exception,
     shown_value_step,
     shown_values,
-    stated_returns,
 )
 from reprobot.generation.drafter.sources import (
     MAX_SHOWN_CHARS,
@@ -31,6 +30,7 @@ from reprobot.generation.drafter.sources import (
     squash,
 )
 from reprobot.generation.drafter.stated import about_block
+from reprobot.generation.drafter.stated_phrases import stated_returns
 from reprobot.generation.drafter.test_writer import (
     CAUGHT_OUTPUT,
     assert_expected,
