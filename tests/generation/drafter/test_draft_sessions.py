@@ -1,0 +1,226 @@
+"""The no-LLM drafter on sessions and code with shown output, on a real git repository: which
+value a session shows is wrong, expected, or a raise that should happen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.calc_project import (
+    EARLIER_ISSUE,
+    PRINTED_ISSUE,
+    SESSION_ISSUE,
+    assert_applies,
+    by_method,
+    draft,
+    module_of,
+)
+
+
+def test_a_session_with_a_wrong_value(repo: Path, snapshot: RepoSnapshot) -> None:
+    out = draft(SESSION_ISSUE, snapshot)
+    drafts = by_method(out)
+    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
+    assert out.wrong_values == ("1",)
+    value = module_of(drafts["issue-session-value"])
+    assert "from calc import mean\n" in value
+    assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in value
+    expected = module_of(drafts["issue-session-expected"])
+    # A float is compared numerically, with pytest's tolerance, and the module imports pytest.
+    assert "    assert result == pytest.approx(1.5), " in expected
+    assert expected.index("import pytest\n") < expected.index("def test_")
+    # Two modules of one issue never share a path.
+    assert [d.test_files for d in out.drafts] == [
+        ("tests/test_mean_truncates.py",),
+        ("tests/test_mean_truncates_2.py",),
+    ]
+    for d in out.drafts:
+        compile(module_of(d), d.test_files[0], "exec")
+        assert_applies(repo, d)
+
+
+def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_one(
+    snapshot: RepoSnapshot,
+) -> None:
+    session = "```pycon\n>>> from calc import mean\n>>> mean([2, 2])\n2\n>>> mean([1, 2])\n1\n```\n"
+    out = draft(("Wrong result of mean", session), snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-value"
+    assert out.wrong_values == ("1",)
+    text = module_of(d)
+    assert "result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
+    # A title about a wrong error message says nothing of the values shown.
+    assert draft(("Wrong error message from mean", session), snapshot).drafts == ()
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "mean does not compute the average correctly for pairs",
+        "mean() no longer seems to work correctly",
+        "inaccurate mean of pairs",
+        "mean isn't right for two numbers",
+        "Bad mean of pairs",
+        "pairs break mean",
+    ],
+)
+def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows_it(
+    title: str, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "```python\nfrom calc import mean\npair = [1, 2]\n```\n\n"
+        "As expected:\n\n```\n>>> mean([2, 4])\n3\n```\n\n"
+        "But:\n\n```\n>>> mean(pair)\n1\n```\n\nSurely a bug?\n"
+    )
+    out = draft((title, body), snapshot)
+    drafts = by_method(out)
+    # Only the last session's value is called wrong, with the code it needs before it.
+    assert out.wrong_values == ("1",)
+    value = module_of(drafts["issue-session-value"])
+    assert "    pair = [1, 2]\n    mean([2, 4])\n    result = mean(pair)\n" in value
+    assert "    assert '1' not in (str(result), repr(result))" in value
+    assert "'3' not in" not in "".join(module_of(d) for d in out.drafts)
+
+
+def test_a_session_the_words_next_to_it_call_right_shows_no_wrong_value(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "I noticed this among others:\n\n```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```"
+        "\n\nThe string form is not fooled:\n\n```\n>>> from calc import mean\n"
+        ">>> str(mean([1, 2]))\n'1.5'\n```\n"
+    )
+    out = draft(("inaccurate mean of pairs", body), snapshot)
+    # The first session is the wrong one; the sentence ending in a colon introduces the second.
+    assert out.wrong_values == ("1",)
+    assert {d.method for d in out.drafts} == {"issue-session-value"}
+
+
+def test_a_session_under_an_expected_results_heading_states_the_expected_value(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "#### Steps/Code to Reproduce\n\n```python\n>>> from calc import mean\n"
+        ">>> mean([1, 2])\n```\n\n#### Expected Results\n\n```python\n>>> from calc import mean\n"
+        ">>> mean([1, 2])\n1.5\n```\n\n#### Actual Results\n\n```python\n"
+        ">>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+    )
+    out = draft(("mean of two numbers does not show the correct value", body), snapshot)
+    drafts = by_method(out)
+    assert out.wrong_values == ("1",)
+    expected = module_of(drafts["issue-session-expected"])
+    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
+    value = module_of(drafts["issue-session-value"])
+    assert "assert '1' not in (str(result), repr(result))" in value
+    assert "'1.5' not in" not in "".join(module_of(d) for d in out.drafts)
+    for d in out.drafts:
+        assert_applies(repo, d)
+
+
+def test_a_session_pasted_twice_is_one_session_under_a_wrong_title(snapshot: RepoSnapshot) -> None:
+    session = "```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+    out = draft(("Wrong result of mean", session + "\nAgain:\n\n" + session), snapshot)
+    assert {d.method for d in out.drafts} == {"issue-session-value"}
+    assert out.wrong_values == ("1",)
+
+
+def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    body = (
+        "This one is right:\n\n```python\nfrom calc import mean\nmean([2, 4])\n# 3\n```\n\n"
+        "This one is not:\n\n```python\nmean([1, 2])  # 1\n```\n\nExpected `1.5`, got `1`.\n"
+    )
+    out = draft(("Wrong mean of two numbers", body), snapshot)
+    drafts = by_method(out)
+    assert {"issue-code", "issue-session-value", "issue-session-expected"} <= set(drafts)
+    assert out.wrong_values == ("1",)
+    value = module_of(drafts["issue-session-value"])
+    # The setup is every statement before the one shown wrong, both blocks included.
+    assert "    mean([2, 4])\n    result = mean([1, 2])\n" in value
+    assert "    assert '1' not in (str(result), repr(result))" in value
+    expected = module_of(drafts["issue-session-expected"])
+    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
+    for d in out.drafts:
+        compile(module_of(d), d.test_files[0], "exec")
+        assert_applies(repo, d)
+
+
+def test_a_comment_below_the_output_that_calls_it_wrong_marks_it(snapshot: RepoSnapshot) -> None:
+    body = (
+        "```python\nfrom calc import mean\nprint(mean([1, 2]))\n# Out: 1\n"
+        "# This is not correct\nprint(mean([2, 4]))\n# Out: 3\n# This is correct\n```\n"
+    )
+    out = draft(("mean() and two numbers", body), snapshot)
+    text = module_of(by_method(out)["issue-session-value"])
+    # The marked line is the one asserted on, and a printed value is about what is printed.
+    assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
+    assert "mean([2, 4])" not in text
+    # Comments that read as words show no output: only the code itself is drafted.
+    prose = "```python\nfrom calc import mean\nmean([1, 2])  # works\nmean([])  # TODO\n```\n"
+    assert [d.method for d in draft(("Wrong mean", prose), snapshot).drafts] == ["issue-code"]
+
+
+def test_a_printing_statement_shows_what_it_wrote(snapshot: RepoSnapshot) -> None:
+    out = draft(PRINTED_ISSUE, snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-value"
+    assert out.wrong_values == ("mean: 1",)
+    text = module_of(d)
+    assert "import contextlib as _contextlib\nimport io as _io\n" in text
+    assert (
+        "    with _contextlib.redirect_stdout(_io.StringIO()) as _output:\n"
+        "        print('mean:', mean([1, 2]))\n"
+        "    result = _output.getvalue().strip()\n"
+    ) in text
+
+
+def test_a_session_from_an_earlier_release_shows_the_raise_that_should_happen(
+    snapshot: RepoSnapshot,
+) -> None:
+    out = draft(EARLIER_ISSUE, snapshot)
+    (d,) = out.drafts
+    assert d.method == "issue-session-raised-before"
+    assert '    with pytest.raises(ValueError):\n        parse_number("007")\n' in module_of(d)
+    # Types "that were used to fit it" speak of no earlier release: the raise is the bug.
+    other = EARLIER_ISSUE[1].replace(
+        "In version 0.1 leading zeros were refused", "Types used to fit"
+    )
+    assert [d.method for d in draft((EARLIER_ISSUE[0], other), snapshot).drafts] == [
+        "issue-session-raises"
+    ]
+
+
+RAISES_LIKE_ISSUE = (
+    "parse_number accepts blanks",
+    """\
+```python
+>>> parse_number("")
+Traceback (most recent call last):
+...
+ValueError: empty input
+>>> parse_number("   ")  <--- this is not handled correctly
+0
+```
+""",
+)
+
+
+def test_a_sibling_that_raises_sets_what_the_pointed_statement_must_do(
+    repo: Path, snapshot: RepoSnapshot
+) -> None:
+    out = draft(RAISES_LIKE_ISSUE, snapshot)
+    drafts = by_method(out)
+    assert "issue-session-raises-like" in drafts
+    d = drafts["issue-session-raises-like"]
+    assert '`parse_number("   ")` must raise `ValueError`' in d.note
+    text = module_of(d)
+    compile(text, d.test_files[0], "exec")
+    assert text.index("import pytest\n") < text.index("def test_")
+    assert "from calc import parse_number\n" in text
+    # The statement that raised is the comparison, not the setup.
+    assert '    with pytest.raises(ValueError):\n        parse_number("   ")\n' in text
+    assert 'parse_number("")' not in text
+    assert_applies(repo, d)
