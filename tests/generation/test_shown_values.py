@@ -99,3 +99,16 @@ def test_only_a_known_fix_makes_variants_of_values_the_issue_does_not_call_wrong
     knowing = draft_from_issue(issue, snapshot, knowing_fix=True)
     assert [d.method for d in knowing.drafts] == ["issue-shown-value"]
     assert knowing.wrong_values == ("0.5",)
+
+
+def test_a_long_value_shown_must_not_come_back_even_inside_more_output() -> None:
+    session = (
+        "```pycon\n>>> convert_to(joule*second, joule)\njoule**(7/9)\n>>> level(2)\n0.7\n```\n"
+    )
+    (program,) = session_programs(parse_issue("Units", session))
+    sources, _ = changed_value_sources(program, None)
+    by_value = {s.body.split("\n")[-1].split("'")[1]: s.body for s in sources}
+    # Another release may print "10**(2/3)*joule**(7/9)": the value is found inside it.
+    assert "assert not any('joule**(7/9)' in _form for _form in" in by_value["joule**(7/9)"]
+    # "0.7" would be found inside anything: it must be the whole of what is printed.
+    assert "assert '0.7' not in (str(result), repr(result))" in by_value["0.7"]
