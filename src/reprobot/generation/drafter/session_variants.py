@@ -148,7 +148,8 @@ def changed_value_sources(
             continue
         caught, expression, pretty = shown_expression(step.source)
         setup = [s.source for j, s in enumerate(program.steps[:k]) if j != raised] + caught
-        note = f"the value the issue shows for `{expression}` must not come back"
+        said = step.source.strip() if caught else expression
+        note = f"the value the issue shows for `{said}` must not come back"
         # Issues are often written against a release that prints more around the same value
         # ("joule**(7/9)", now "10**(2/3)*joule**(7/9)"); the fix decides whether it is gone. A
         # short value would be found inside anything.
