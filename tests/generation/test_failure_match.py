@@ -251,6 +251,33 @@ def test_same_type_with_another_message_is_unrelated() -> None:
     assert "another message" in why and relevance == 0.0
 
 
+# A report listing two failing cases, one traceback each: the last is not the only reason.
+TWO_CASES = (
+    "Some issues with parse_number",
+    "```pycon\n>>> parse_number('-3')\nTraceback (most recent call last):\n"
+    '  File "<stdin>", line 1, in <module>\nIndexError: list index out of range\n'
+    ">>> parse_number('x')\nTraceback (most recent call last):\n"
+    "  File \"<stdin>\", line 1, in <module>\nValueError: not a number: 'x'\n```\n",
+)
+INDEX_ERROR = """\
+IndexError: list index out of range
+src/calc/core.py:9: in parse_number
+    return digits[0]
+E   IndexError: list index out of range"""
+
+
+def test_an_earlier_traceback_of_the_issue_is_a_reason_too() -> None:
+    reason = reason_of(*TWO_CASES)
+    assert reason.exc_type == "ValueError"
+    assert reason.other_raises == (("IndexError", "list index out of range"),)
+    verdict, why, _ = judge_test(parse_failure(INDEX_ERROR), reason, [DRAFT])
+    assert verdict is Verdict.REPRODUCES
+    assert why == "fails with IndexError, as another traceback of the issue shows"
+    # Its message must match as the final one's must.
+    other = INDEX_ERROR.replace("list index out of range", "pop from empty deque")
+    assert judge(other, reason) is Verdict.UNRELATED
+
+
 def test_another_exception_type_is_unrelated() -> None:
     detail = (
         "TypeError: unsupported operand type(s) for +: 'int' and 'str'\n"

@@ -12,7 +12,7 @@ from reprobot.generation.drafter.session_variants import (
     changed_value_sources,
     shown_expression,
 )
-from reprobot.generation.drafter.snippets import raising_step, session_programs
+from reprobot.generation.drafter.snippets import session_programs
 from reprobot.generation.drafter.sources import print_call
 from reprobot.generation.issue.report import parse_issue
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -65,7 +65,7 @@ SESSION = (
 
 def test_each_value_shown_is_a_variant_once_the_fix_is_known() -> None:
     (program,) = session_programs(parse_issue("Kettle levels", SESSION))
-    sources, values = changed_value_sources(program, raising_step(program))
+    sources, values = changed_value_sources(program)
     # Last first; not the error, not the version query.
     assert values == ["0.7", "0.5"]
     assert [s.method for s in sources] == ["issue-shown-value"] * 2
@@ -106,7 +106,7 @@ def test_a_long_value_shown_must_not_come_back_even_inside_more_output() -> None
         "```pycon\n>>> convert_to(joule*second, joule)\njoule**(7/9)\n>>> level(2)\n0.7\n```\n"
     )
     (program,) = session_programs(parse_issue("Units", session))
-    sources, _ = changed_value_sources(program, None)
+    sources, _ = changed_value_sources(program)
     by_value = {s.body.split("\n")[-1].split("'")[1]: s.body for s in sources}
     # Another release may print "10**(2/3)*joule**(7/9)": the value is found inside it.
     assert "assert not any('joule**(7/9)' in _form for _form in" in by_value["joule**(7/9)"]

@@ -224,3 +224,27 @@ def test_a_sibling_that_raises_sets_what_the_pointed_statement_must_do(
     assert '    with pytest.raises(ValueError):\n        parse_number("   ")\n' in text
     assert 'parse_number("")' not in text
     assert_applies(repo, d)
+
+
+# A report listing its failing cases: two statements, each raising.
+TWO_CASES_ISSUE = (
+    "Some issues with parse_number",
+    "parse_number doesn't support negatives, and it also doesn't support spaces.\n\n"
+    "```pycon\n>>> from calc import parse_number\n>>> parse_number('-3')\n"
+    'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+    "ValueError: not a number: '-3'\n>>> parse_number(' 4')\nTraceback (most recent call last):\n"
+    "  File \"<stdin>\", line 1, in <module>\nValueError: not a number: ' 4'\n"
+    ">>> parse_number('12')\n12\n```\n",
+)
+
+
+def test_each_statement_a_session_shows_raising_is_a_test_of_its_own(
+    snapshot: RepoSnapshot,
+) -> None:
+    out = draft(TWO_CASES_ISSUE, snapshot)
+    raises = [module_of(d) for d in out.drafts if d.method == "issue-session-raises"]
+    assert len(raises) == 2
+    assert raises[0].rstrip().endswith("parse_number('-3')")
+    # The second starts without the first: it raised there, and would stop the test here.
+    assert raises[1].rstrip().endswith("parse_number(' 4')")
+    assert "parse_number('-3')" not in raises[1]

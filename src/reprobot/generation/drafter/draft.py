@@ -58,6 +58,7 @@ from reprobot.generation.drafter.session_variants import (
     displayed,
     raised_before_sources,
     raises_like_sources,
+    raises_sources,
     shown_is_wrong,
     shown_sources,
 )
@@ -200,8 +201,8 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
             # Code whose comments show what a line printed is a session in all but form.
             bodies = {source.body for source in out}
             shown = [
-                *shown_sources(program, issue, None),
-                *agreement_sources(program, issue, None),
+                *shown_sources(program, issue),
+                *agreement_sources(program, issue),
             ]
             out.extend(s for s in shown if s.body not in bodies)
         return out
@@ -216,17 +217,9 @@ def _program_sources(program: Program, issue: IssueReport, name: str) -> list[Te
         # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should happen.
         out.extend(raised_before_sources(program, raised))
     elif raised is not None and not pointed_later:
-        body = "\n".join(steps[: raised + 1])
-        out.append(
-            TestSource(
-                "issue-session-raises",
-                program.imports,
-                body,
-                "the session up to the statement that raised",
-            )
-        )
-    out.extend(shown_sources(program, issue, raised))
-    out.extend(agreement_sources(program, issue, raised))
+        out.extend(raises_sources(program))
+    out.extend(shown_sources(program, issue))
+    out.extend(agreement_sources(program, issue))
     return out
 
 
@@ -252,7 +245,7 @@ def test_sources(
             wrong.append(program.steps[shown].output.strip())
     if knowing_fix:
         for program in programs:
-            changed, values = changed_value_sources(program, raising_step(program))
+            changed, values = changed_value_sources(program)
             sources.extend(changed)
             wrong.extend(values)
     returns = stated_returns(issue)

@@ -18,6 +18,7 @@ from reprobot.generation.drafter.snippets import (
     Program,
     Step,
     raised_exception,
+    raising_steps,
     shown_value_step,
     shown_values,
 )
@@ -41,7 +42,7 @@ from reprobot.generation.drafter.test_writer import (
 from reprobot.generation.issue.report import IssueReport
 
 
-def agreement_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
+def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Two parallel computations the session shows disagreeing, where the issue says they
     should agree, must give equal values."""
     found = find_disagreement(issue, program)
@@ -52,11 +53,20 @@ def agreement_sources(program: Program, issue: IssueReport, raised: int | None) 
         printed(steps[k].source) or steps[k].source for k in (found.first, found.second)
     )
     setup = [
-        s.source for k, s in enumerate(steps[: found.second]) if k not in (raised, found.first)
+        s.source
+        for k, s in enumerate(steps[: found.second])
+        if k != found.first and k not in raising_steps(program)
     ]
     note = f"`{first}` and `{second}` must agree, as the issue expects"
     body = assert_agree(first, second, found.claim, setup)
     return [TestSource("issue-session-agree", program.imports, body, note)]
+
+
+def _setup(program: Program, index: int) -> list[str]:
+    """The statements before step ``index``, without those the session shows raising: they
+    raised there, and would stop the test here before it gets to its point."""
+    failed = raising_steps(program)
+    return [s.source for k, s in enumerate(program.steps[:index]) if k not in failed]
 
 
 def shown_expression(statement: str) -> tuple[list[str], str, bool]:
@@ -74,7 +84,7 @@ def shown_expression(statement: str) -> tuple[list[str], str, bool]:
     return [], inner, not plain
 
 
-def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> list[TestSource]:
+def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
     come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
     expectation stated about its block counts; a session's output is its own context."""
@@ -82,8 +92,7 @@ def shown_sources(program: Program, issue: IssueReport, raised: int | None) -> l
     if shown is None:
         return []
     out: list[TestSource] = []
-    # A statement the session shows raising is left out of the setup of a later value.
-    setup = [s.source for k, s in enumerate(program.steps[:shown]) if k != raised]
+    setup = _setup(program, shown)
     step = program.steps[shown]
     caught, expression, pretty = shown_expression(step.source)
     setup = [*setup, *caught]
@@ -131,9 +140,7 @@ _MAX_CHANGED = 4
 _MIN_WITHIN_CHARS = 8
 
 
-def changed_value_sources(
-    program: Program, raised: int | None
-) -> tuple[list[TestSource], list[str]]:
+def changed_value_sources(program: Program) -> tuple[list[TestSource], list[str]]:
     """Knowing the fix (at pull request time): each value the session or script shows must not
     come back. The issue need not say which one is wrong: the fix decides, since only a test
     that fails on the base and passes with the fix is kept. Its assertion still comes from the
@@ -147,7 +154,7 @@ def changed_value_sources(
         if len(value) > MAX_SHOWN_CHARS:
             continue
         caught, expression, pretty = shown_expression(step.source)
-        setup = [s.source for j, s in enumerate(program.steps[:k]) if j != raised] + caught
+        setup = _setup(program, k) + caught
         said = step.source.strip() if caught else expression
         note = f"the value the issue shows for `{said}` must not come back"
         # Issues are often written against a release that prints more around the same value
@@ -180,6 +187,25 @@ def displayed(step: Step) -> list[str]:
     return [line.format(expression=source.strip()) for line in _DISPLAY]
 
 
+# Statements a session shows raising that each become a test: a report listing its failing
+# cases ("doesn't support Eq, and it also doesn't support f(x)") shows one per case.
+_MAX_RAISES = 3
+
+
+def raises_sources(program: Program) -> list[TestSource]:
+    """The session up to each statement it shows raising (the first few), without the others
+    that raised before it: each is a failure the issue reports."""
+    return [
+        TestSource(
+            "issue-session-raises",
+            program.imports,
+            "\n".join([*_setup(program, k), program.steps[k].source]),
+            "the session up to the statement that raised",
+        )
+        for k in raising_steps(program)[:_MAX_RAISES]
+    ]
+
+
 def raised_before_sources(program: Program, raised: int) -> list[TestSource]:
     """A session showing a statement raise in an earlier release, which the issue misses now:
     the statement must raise that exception again."""
@@ -204,7 +230,7 @@ def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     )
     if exception is None or marked is None:
         return []
-    setup = [s.source for k, s in enumerate(program.steps[:marked]) if k != raised]
+    setup = _setup(program, marked)
     statement = program.steps[marked].source
     body = "\n".join([*setup, f"with pytest.raises({exception}):", f"    {statement}"])
     note = f"`{statement}` must raise `{exception}`, as the statement before it does"

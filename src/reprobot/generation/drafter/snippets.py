@@ -297,12 +297,15 @@ def _session_program(session: Session) -> Program | None:
     return Program("session", tuple(dict.fromkeys(imports)), tuple(steps), session.line)
 
 
+def raising_steps(program: Program) -> list[int]:
+    """Indices of the session steps whose output is a traceback or an exception line."""
+    return [k for k, step in enumerate(program.steps) if _shows_error(step)]
+
+
 def raising_step(program: Program) -> int | None:
     """Index of the first session step whose output is a traceback or an exception line."""
-    for k, step in enumerate(program.steps):
-        if _shows_error(step):
-            return k
-    return None
+    found = raising_steps(program)
+    return found[0] if found else None
 
 
 def raised_exception(step: Step) -> str | None:

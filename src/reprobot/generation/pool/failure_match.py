@@ -49,6 +49,9 @@ class IssueReason:
     text_words: frozenset[str]
     # Values the issue states as expected ("Expected 2.5."), as its words give them.
     expected_values: tuple[str, ...] = ()
+    # (exception, message) of the issue's other tracebacks, of other types than the final one:
+    # a report listing its failing cases shows one per case.
+    other_raises: tuple[tuple[str, str], ...] = ()
 
 
 def mentioned_exception(issue: IssueReport) -> str | None:
@@ -83,6 +86,13 @@ def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueR
         expected_values=tuple(
             dict.fromkeys(
                 e.expected.strip().strip("`").strip() for e in issue.expectations if e.expected
+            )
+        ),
+        other_raises=tuple(
+            dict.fromkeys(
+                (t.exc_type, t.message)
+                for t in issue.tracebacks
+                if t.exc_type and short_name(t.exc_type) != short_name(exc_type or "")
             )
         ),
     )
@@ -195,7 +205,8 @@ def judge_test(
     if _FIXTURE.search(failure.text):
         return Verdict.BROKEN, f"a fixture the test asks for does not exist ({summary})", 0.0
     self_inflicted = exc in _SELF_INFLICTED and (own or exc in ("SyntaxError", "IndentationError"))
-    if self_inflicted and short_name(reason.exc_type or "") != exc:
+    raised = {short_name(t) for t, _ in reason.other_raises} | {short_name(reason.exc_type or "")}
+    if self_inflicted and exc not in raised:
         return Verdict.BROKEN, f"the test's own code fails: {summary}", 0.0
     frames = sum(1 for f in reason.frame_functions if f in failure.text)
     frame_share = frames / len(reason.frame_functions) if reason.frame_functions else 0.0
@@ -223,6 +234,14 @@ def judge_test(
                     Verdict.REPRODUCES,
                     f"fails with the issue's {wanted}, raised again as {exc}",
                     2.8 + 2.0 * share + frame_share,
+                )
+        for other, message in reason.other_raises:
+            share = message_share(message, failure.message or failure.text)
+            if exc == short_name(other) and share >= _MIN_MESSAGE_SHARE:
+                return (
+                    Verdict.REPRODUCES,
+                    f"fails with {exc}, as another traceback of the issue shows",
+                    2.9 + 2.0 * share + frame_share,
                 )
         if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
             return (
