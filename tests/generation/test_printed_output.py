@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.printed_output import output_after, pair_outputs
+from reprobot.generation.drafter.printed_output import (
+    inline_output_after,
+    output_after,
+    pair_outputs,
+)
 from reprobot.generation.drafter.snippets import code_programs
 from reprobot.generation.issue.report import parse_issue
 
@@ -85,6 +89,8 @@ def test_the_output_block_must_follow_the_script_closely(between: str, paired: b
         ("Then:", "```python\nprint(2)\n```"),
         # The environment it ran in, under its heading or recognisable by itself.
         ("#### Versions", "```\n0.5\n0.7\n```"),
+        # What it should print is not what it printed.
+        ("Expected output:", "```\n0.5\n0.7\n```"),
         ("I get:", "```\nkettle, version 0.6.6\nPython 3.9.5\n```"),
     ],
 )
@@ -93,3 +99,36 @@ def test_a_transcript_code_or_a_version_report_after_the_script_is_no_output(
 ) -> None:
     issue = parse_issue("Level is off", f"{SCRIPT}\n{between}\n\n{after}\n")
     assert output_after(issue, issue.code_blocks[0]) is None
+
+
+def test_a_warning_or_an_error_after_a_cell_is_not_the_value_it_shows() -> None:
+    cell = "```python\nfrom kettle import level\nlevel(1)\n```\n"
+    warned = "kettle/core.py:73: DeprecationWarning: level() is deprecated"
+    (program,) = code_programs(parse_issue("Level", f"{cell}\nOutput:\n\n```\n{warned}\n```\n"))
+    assert program.steps[-1].output == ""
+
+
+@pytest.mark.parametrize(
+    ("after", "value"),
+    [
+        (
+            "The output is\n`-0.5*x**2.5 + 0.5*x**2.5`\nHow do I simplify it to 0?",
+            "-0.5*x**2.5 + 0.5*x**2.5",
+        ),
+        ("It prints `0.5`.", "0.5"),
+        # What should happen, an error raised somewhere, or a span inside a sentence.
+        ("#### Expected Results\nNo error is thrown and `level = 0`", None),
+        ("I'd want `0.25` here.", None),
+        ("It prints `0.5` and then stops.", None),
+    ],
+)
+def test_the_words_after_a_script_may_give_its_output_as_a_code_span(
+    after: str, value: str | None
+) -> None:
+    script = "```python\nfrom kettle import level\nprint level(1)\n```\n"
+    issue = parse_issue("Level is off", f"{script}\n{after}\n")
+    assert inline_output_after(issue, issue.code_blocks[0]) == value
+    (program,) = code_programs(issue)
+    # Python 2's print statement is read as the call it is in Python 3.
+    assert program.steps[-1].source == "print(level(1))"
+    assert program.steps[-1].output == (value or "")

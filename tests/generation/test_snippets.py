@@ -388,3 +388,11 @@ def test_shown_value_step_marked_statement_needs_a_value() -> None:
     )
     assert program.steps[0].marked
     assert shown_value_step(program) == 1
+
+
+def test_repair_reads_python_2_print_statements_as_calls() -> None:
+    assert (
+        repair("res = f()\nprint res\nprint 'a', res") == "res = f()\nprint(res)\nprint('a', res)"
+    )
+    # Already a call, or valid Python 3 as it stands ("print >>f, x" is a tuple).
+    assert repair("print(res)\nprint >>f, res") == "print(res)\nprint >>f, res"

@@ -14,6 +14,9 @@ script is given its lines of that block, so the script becomes a session in all 
 A block after words about the environment ("#### Versions"), or that reads as a version report,
 is never this output.
 
+Words right after the script may give the output as one code span ending their line instead
+("The output is `-0.5*x**2.5 + 0.5*x**2.5`").
+
 Anything else (a print inside a loop or a function, lines left over or missing) pairs nothing:
 a wrong pairing would put words in the reporter's mouth.
 """
@@ -43,6 +46,14 @@ _ABOUT_ENVIRONMENT = re.compile(
 _VERSION_LINE = re.compile(
     r"^\s*[\w.-]+(?:\s*[:,]\s*|\s+)(?:version\s+)?v?\d+\.\d+|\bversion\b.*\d", re.I
 )
+# Words saying what follows is not what the script printed: the environment, or what should
+# happen ("#### Expected Results").
+_NOT_OUTPUT = re.compile(
+    rf"{_ABOUT_ENVIRONMENT.pattern}|\b(?:expect\w*|should|would|want\w*|instead)\b", re.I
+)
+# An exception or a warning ("colors.py:730: DeprecationWarning: ..."): raised or warned
+# somewhere in the script, not the value its last statement shows.
+_EXCEPTION_LINE = re.compile(r"\b[A-Z][\w.]*(?:Error|Exception|Warning)\s*:")
 # Words saying the block after them is what the script gave: "I get this output:",
 # "### Actual outcome", "which returns".
 _INTRODUCES_OUTPUT = re.compile(
@@ -78,7 +89,8 @@ def _following_output(issue: IssueReport, block: CodeBlock) -> tuple[CodeBlock, 
     size = len(block.text.split("\n"))
     after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
     prose = [text for text in lines[after : following.line - 1] if text.strip()]
-    if len(prose) > _MAX_PROSE_LINES or any(_ABOUT_ENVIRONMENT.search(t) for t in prose):
+    # "Expected output:" over a block is what should be printed, not what was.
+    if len(prose) > _MAX_PROSE_LINES or any(_NOT_OUTPUT.search(t) for t in prose):
         return None
     if sum(1 for line in following.text.split("\n") if _VERSION_LINE.search(line)) >= 2:
         return None
@@ -116,6 +128,8 @@ def pair_outputs(statements: Sequence[str], output: str, introduced: bool = True
     if not prints:
         last = len(statements) - 1
         if last < 0 or not _is_expression(statements[last]) or not lines or not introduced:
+            return {}
+        if _EXCEPTION_LINE.search(output):
             return {}
         return {last: "\n".join(lines)}
     shown: dict[int, str] = {}
@@ -160,7 +174,35 @@ def block_output(issue: IssueReport, block: CodeBlock, statements: Sequence[str]
     """By index in ``statements`` (the top-level statements of ``block``), what the output
     block after it shows each printed; empty when there is none or they do not pair up."""
     found = _following_output(issue, block)
-    if found is None:
-        return {}
-    following, prose = found
-    return pair_outputs(statements, following.text, bool(_INTRODUCES_OUTPUT.search(prose)))
+    if found is not None:
+        following, prose = found
+        return pair_outputs(statements, following.text, bool(_INTRODUCES_OUTPUT.search(prose)))
+    inline = inline_output_after(issue, block)
+    return pair_outputs(statements, inline) if inline is not None else {}
+
+
+# One code span ending a line: "The output is `-0.5*x**2.5 + 0.5*x**2.5`".
+_ENDING_SPAN = re.compile(r"^(?P<before>[^`]*)`(?P<value>[^`\n]+)`[\s.:;,!]*$")
+
+
+def inline_output_after(issue: IssueReport, block: CodeBlock) -> str | None:
+    """The value the words right after ``block`` say it printed, as the one code span ending
+    one of their first lines ("The output is `x + 1`"); None otherwise."""
+    lines = issue.body.split("\n")
+    size = len(block.text.split("\n"))
+    after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
+    following = [b.line for b in issue.code_blocks if b.line > block.line]
+    end = min([*following, len(lines) + 1]) - 1
+    prose: list[str] = []
+    for text in lines[after:end]:
+        if not text.strip():
+            continue
+        prose.append(text.strip())
+        match = _ENDING_SPAN.match(text.strip())
+        if match is not None:
+            intro = " ".join([*prose[:-1], match.group("before")])
+            wanted = _INTRODUCES_OUTPUT.search(intro) and not _NOT_OUTPUT.search(intro)
+            return match.group("value").strip() if wanted else None
+        if len(prose) >= _MAX_PROSE_LINES:
+            break
+    return None

@@ -26,6 +26,8 @@ _MARKER = re.compile(r"\s+(?:<-+|#\s*<-+|←)\s*.*$")
 # two or more dashes, or a bare one before words.
 _ARROW = re.compile(r"\s+(?:<-{2,}|←)(?:\s.*)?$|\s+<-+\s+[A-Za-z].*$")
 _PROMPT_LEFTOVER = re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:|\s+\.\.\.:)\s?")
+# "print res", "print 'a', x": not "print >>f, x" nor a trailing comma's special meaning.
+_PY2_PRINT = re.compile(r"^(\s*)print[ \t]+(?![(>])([^#\n]*?[^,\s#])[ \t]*$")
 _VERSION_QUERY = re.compile(r"(__version__|\bversion\b|sys\.version|platform\.)")
 
 
@@ -79,8 +81,12 @@ def repair(text: str) -> str | None:
                 return None
             line = lines[index]
             cut = _MARKER.sub("", line)
+            old_print = _PY2_PRINT.match(line)
             if cut != line:
                 lines[index] = cut
+            elif old_print:
+                # Python 2's print statement, in reports older than Python 3.
+                lines[index] = f"{old_print.group(1)}print({old_print.group(2)})"
             else:
                 # A line of prose (or output) in the middle of code: keep it, as a comment.
                 indent = len(line) - len(line.lstrip())
