@@ -85,10 +85,7 @@ def _following_output(issue: IssueReport, block: CodeBlock) -> tuple[CodeBlock, 
     if len(following.text.split("\n")) > _MAX_OUTPUT_LINES:
         return None
     lines = issue.body.split("\n")
-    # ``line`` is 1-based: the opening fence, or the first line of an unfenced block.
-    size = len(block.text.split("\n"))
-    after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
-    prose = [text for text in lines[after : following.line - 1] if text.strip()]
+    prose = [text for text in lines[block.after : following.line - 1] if text.strip()]
     # "Expected output:" over a block is what should be printed, not what was.
     if len(prose) > _MAX_PROSE_LINES or any(_NOT_OUTPUT.search(t) for t in prose):
         return None
@@ -189,12 +186,10 @@ def inline_output_after(issue: IssueReport, block: CodeBlock) -> str | None:
     """The value the words right after ``block`` say it printed, as the one code span ending
     one of their first lines ("The output is `x + 1`"); None otherwise."""
     lines = issue.body.split("\n")
-    size = len(block.text.split("\n"))
-    after = block.line + size + 1 if block.kind == "fenced" else block.line - 1 + size
     following = [b.line for b in issue.code_blocks if b.line > block.line]
     end = min([*following, len(lines) + 1]) - 1
     prose: list[str] = []
-    for text in lines[after:end]:
+    for text in lines[block.after : end]:
         if not text.strip():
             continue
         prose.append(text.strip())

@@ -73,11 +73,9 @@ def prose_around(issue: IssueReport, line: int) -> tuple[str, str] | None:
         return None
     lines = issue.body.split("\n")
     start = block.line - 1
-    size = len(block.text.split("\n"))
-    after = start + size + 2 if block.kind == "fenced" else start + size
     return (
         _neighbour(lines, range(start - 1, max(-1, start - 3), -1)),
-        _neighbour(lines, range(after, min(len(lines), after + 2))),
+        _neighbour(lines, range(block.after, min(len(lines), block.after + 2))),
     )
 
 

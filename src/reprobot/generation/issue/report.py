@@ -82,6 +82,13 @@ class CodeBlock:
     kind: Literal["fenced", "indented", "unfenced"]
     line: int
 
+    @property
+    def after(self) -> int:
+        """The index (0-based) in the body's lines of the first line after the block: past its
+        closing fence, for a fenced one."""
+        size = len(self.text.split("\n"))
+        return self.line + size + 1 if self.kind == "fenced" else self.line - 1 + size
+
     @cached_property
     def session(self) -> Session | None:
         """The interactive session in this block, when it has prompts."""
