@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.imports_in_tests import imports_in_tests
+from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
     all_exports,
@@ -400,3 +400,45 @@ def test_a_name_nothing_else_binds_takes_the_projects_test_import() -> None:
         "from geo.abc import x",
         "from geo.abc import t",
     )
+
+
+FACTORY_MODULES = {
+    "tests/test_f.py": (
+        "from geo.abc import f, x\n\n\ndef test_one():\n    f = Function('f')\n"
+        "    g = Function('g', real=True)\n"
+    ),
+    "tests/test_g.py": 'f = Function("f")\nT = TypeVar(\'T\')\nn = Dummy("m")\n',
+    "tests/test_h.py": "f = Function('phi')\nf = sympy.Function('f')\n",
+}
+
+
+def test_the_names_the_projects_tests_make_from_their_own_name() -> None:
+    found = factories_in_tests(sorted(FACTORY_MODULES), FACTORY_MODULES)
+    # Two modules write Function, one sympy.Function; quotes as the statement is written here.
+    assert found["f"] == "f = Function('f')"
+    assert found["T"] == "T = TypeVar('T')"
+    # More than the name as argument, or another name: no factory of that name.
+    assert "g" not in found and "n" not in found
+
+
+def test_a_called_name_the_tests_make_by_a_factory_is_made_that_way() -> None:
+    layout = TestLayout(tuple(FACTORY_MODULES), ("tests",), ("geo",), {})
+    imported = imports_in_tests(sorted(FACTORY_MODULES), FACTORY_MODULES)
+    made = factories_in_tests(sorted(FACTORY_MODULES), FACTORY_MODULES)
+
+    def resolve(names: list[str], called: frozenset[str]) -> Resolution:
+        return resolve_names(
+            names,
+            layout,
+            {},
+            called=called,
+            test_imports=imported,
+            exports={},
+            imported=("from geo.abc import x",),
+            factories=made,
+        )
+
+    # "f(x)": geo.abc's f would be a symbol, not callable.
+    assert resolve(["f"], frozenset({"f"})).statements == ("f = Function('f')",)
+    # Not called: the import, as before.
+    assert resolve(["f"], frozenset()).statements == ("from geo.abc import f",)

@@ -40,7 +40,7 @@ from pathlib import PurePosixPath
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.doc_build import doc_case
-from reprobot.generation.drafter.imports_in_tests import imports_in_tests
+from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
     called_names,
@@ -135,6 +135,8 @@ class TreeContext:
     exports: Mapping[str, Mapping[str, ast.stmt]] | None = None
     # Name to the import the project's tests use for it most often (``imports_in_tests``).
     test_imports: Mapping[str, str] = field(default_factory=dict)
+    # Name to the binding the tests make it by from its own name (``factories_in_tests``).
+    test_factories: Mapping[str, str] = field(default_factory=dict)
 
 
 def tree_context(
@@ -147,7 +149,8 @@ def tree_context(
     aliases = import_aliases(sources.values(), layout.packages)
     exports = all_exports(layout, sources)
     imported = imports_in_tests(layout.test_files, sources)
-    return TreeContext(layout, sources, manifests, related, aliases, exports, imported)
+    made = factories_in_tests(layout.test_files, sources)
+    return TreeContext(layout, sources, manifests, related, aliases, exports, imported, made)
 
 
 def _resolve(
@@ -179,6 +182,7 @@ def _resolve(
             tree.exports,
             tree.test_imports,
             imports,
+            tree.test_factories,
         )
         unresolved.extend(found.unresolved)
         for statement in found.statements:

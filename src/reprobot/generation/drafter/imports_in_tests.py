@@ -1,4 +1,5 @@
-"""What the project's own test modules import, by the name each import binds.
+"""What the project's own test modules import, by the name each import binds, and the names
+they make by a factory from their own name (``f = Function('f')``).
 
 A reporter's session leaves out what their shell had already imported (``t`` from
 ``sympy.abc``, ``np`` for ``numpy``). When neither the packages of the tree nor the most related
@@ -56,6 +57,34 @@ def imports_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) -> d
                 statement = f"import {name} as {asname}" if asname else f"import {name}"
                 if asname or "." not in name:
                     counts[bound][statement] += 1
+    return {
+        name: min(found.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
+        for name, found in counts.items()
+    }
+
+
+# A name made by a factory from its own name, anywhere in a test module: "f = Function('f')",
+# "T = TypeVar('T')". One argument, the name itself, so the statement stands alone.
+_FACTORY = re.compile(
+    r"^[ \t]*(?P<name>[A-Za-z_]\w*)[ \t]*=[ \t]*(?P<call>[A-Za-z_][\w.]*)\("
+    r"(?P<quote>['\"])(?P=name)(?P=quote)\)[ \t]*$",
+    re.M,
+)
+
+
+def factories_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) -> dict[str, str]:
+    """Name to the binding that makes it by a factory from its own name, as the test modules
+    write it most often (``f = Function('f')``). What a reporter calls as ``f(x)`` without
+    defining it is, in such a project, made this way: a name ``sympy.abc`` binds to a symbol
+    would not be callable."""
+    counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for path in test_files[:_MAX_FILES]:
+        text = sources.get(path)
+        if not text or len(text) > _MAX_FILE_CHARS:
+            continue
+        for match in _FACTORY.finditer(text):
+            name = match.group("name")
+            counts[name][f"{name} = {match.group('call')}('{name}')"] += 1
     return {
         name: min(found.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
         for name, found in counts.items()

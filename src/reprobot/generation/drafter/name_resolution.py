@@ -287,13 +287,16 @@ def resolve_names(
     exports: Mapping[str, Mapping[str, ast.stmt]] | None = None,
     test_imports: Mapping[str, str] | None = None,
     imported: Sequence[str] = (),
+    factories: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
     (the package ``__init__`` files, the related test files and the modules of the tree). A
     name in ``called`` is called by the snippet: it resolves to a function or class of that
     name before a module. A name nothing else binds takes the import the project's tests use
     for it most often (``imports_in_tests``); a one-letter name only from a module the code
-    already imports from (``imported``, the code's import statements, or another name's)."""
+    already imports from (``imported``, the code's import statements, or another name's). A
+    called name the tests make by a factory from its own name (``factories``: ``f =
+    Function('f')``) is made that way: it has to be callable."""
     statements: list[str] = []
     unresolved: list[str] = []
     if exports is None:
@@ -312,12 +315,15 @@ def resolve_names(
     # "t" beside x and y from sympy.abc is sympy.abc's t; a lone "A" may be anything.
     modules = {_source_module(s) for s in [*imported, *statements]}
     for name in pending:
+        made = (factories or {}).get(name) if name in called else None
         statement = (test_imports or {}).get(name)
-        if statement is not None and (len(name) > 1 or _source_module(statement) in modules):
-            if statement not in statements:
-                statements.append(statement)
-        else:
+        if statement is not None and len(name) == 1 and _source_module(statement) not in modules:
+            statement = None
+        statement = made or statement
+        if statement is None:
             unresolved.append(name)
+        elif statement not in statements:
+            statements.append(statement)
     return Resolution(tuple(statements), tuple(unresolved))
 
 
