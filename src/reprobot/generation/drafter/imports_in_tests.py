@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 # "from a.b import x, y as z" (one line, or in parentheses over several) and "import a.b as c".
 _FROM = re.compile(
@@ -39,10 +39,7 @@ def imports_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) -> d
     """Name to the import statement binding it that the test modules use most often (ties to
     the shorter statement), from the module-level imports of ``test_files``."""
     counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for path in test_files[:_MAX_FILES]:
-        text = sources.get(path)
-        if not text or len(text) > _MAX_FILE_CHARS:
-            continue
+    for text in _texts(test_files, sources):
         for match in _FROM.finditer(text):
             module = match.group("module")
             for name, asname in _aliases(match.group("names")):
@@ -57,6 +54,18 @@ def imports_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) -> d
                 statement = f"import {name} as {asname}" if asname else f"import {name}"
                 if asname or "." not in name:
                     counts[bound][statement] += 1
+    return _most_common(counts)
+
+
+def _texts(test_files: Sequence[str], sources: Mapping[str, str]) -> Iterator[str]:
+    for path in test_files[:_MAX_FILES]:
+        text = sources.get(path)
+        if text and len(text) <= _MAX_FILE_CHARS:
+            yield text
+
+
+def _most_common(counts: Mapping[str, Counter[str]]) -> dict[str, str]:
+    """Name to its most frequent statement, ties to the shorter one."""
     return {
         name: min(found.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
         for name, found in counts.items()
@@ -78,14 +87,8 @@ def factories_in_tests(test_files: Sequence[str], sources: Mapping[str, str]) ->
     defining it is, in such a project, made this way: a name ``sympy.abc`` binds to a symbol
     would not be callable."""
     counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for path in test_files[:_MAX_FILES]:
-        text = sources.get(path)
-        if not text or len(text) > _MAX_FILE_CHARS:
-            continue
+    for text in _texts(test_files, sources):
         for match in _FACTORY.finditer(text):
             name = match.group("name")
             counts[name][f"{name} = {match.group('call')}('{name}')"] += 1
-    return {
-        name: min(found.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
-        for name, found in counts.items()
-    }
+    return _most_common(counts)
