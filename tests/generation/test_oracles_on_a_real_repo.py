@@ -297,35 +297,23 @@ def test_two_computations_the_issue_says_should_agree_reject_wrong_fixes(
     assert _only_the_right_fix_verifies(docker_client, stats_env, base, tests)
 
 
-def test_values_shown_as_comments_in_code_are_what_the_code_printed(
+@pytest.mark.parametrize("text", [COMMENTED, SCRIPT_THEN_OUTPUT], ids=["comments", "output-block"])
+def test_values_a_script_shows_are_what_it_printed(
+    text: str,
     docker_client: docker.DockerClient,
     stats_repo: Path,
     stats_env: EnvImage,
     settings: Settings,
 ) -> None:
-    base, result = _reproduced(COMMENTED, docker_client, stats_repo, stats_env, settings)
+    """Printed values shown as comments next to the code, or in a block of output after it."""
+    base, result = _reproduced(text, docker_client, stats_repo, stats_env, settings)
     assert result.reproduced, result.to_json()["candidates"]
     assert result.chosen is not None and result.chosen.oracle is not None
-    # The title calls the last value shown wrong: the test checks that it is gone, no more.
+    # The title calls the last value shown wrong: the test checks that it is gone, no more;
+    # "3", not the "2" shown before it.
     assert result.chosen.draft.method == "issue-session-value"
     assert result.chosen.oracle.kind is OracleKind.WEAK
     assert "3" in result.failure_excerpt
-    tests = Patch(result.test_patch, name="tests.diff")
-    assert verify(docker_client, stats_env, base, tests, fix=RIGHT).status == "weak"
-
-
-def test_a_scripts_output_block_is_what_its_prints_showed(
-    docker_client: docker.DockerClient,
-    stats_repo: Path,
-    stats_env: EnvImage,
-    settings: Settings,
-) -> None:
-    base, result = _reproduced(SCRIPT_THEN_OUTPUT, docker_client, stats_repo, stats_env, settings)
-    assert result.reproduced, result.to_json()["candidates"]
-    assert result.chosen is not None and result.chosen.oracle is not None
-    # The title calls the last value printed wrong: "3", not the "2" printed before it.
-    assert result.chosen.draft.method == "issue-session-value"
-    assert result.chosen.oracle.kind is OracleKind.WEAK
     assert "assert '3' not in" in result.test_patch
     tests = Patch(result.test_patch, name="tests.diff")
     assert verify(docker_client, stats_env, base, tests, fix=RIGHT).status == "weak"
