@@ -16,6 +16,7 @@ from reprobot.generation.drafter.command_line import (
     listed_files,
     loose_pattern,
     project_tools,
+    split_command,
 )
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.repo.test_layout import TestLayout, detect_layout
@@ -435,6 +436,66 @@ def test_cli_test_body_fails_when_the_right_line_is_missing(tmp_path: Path) -> N
     case = echo_case("Nothing to check.", absent=("U100",), present=("All checks passed!",))
     with pytest.raises(AssertionError, match="the output lacks"):
         run_body(case, tmp_path)
+
+
+# --- text piped into a command --------------------------------------------------------------------
+
+PIPED_BODY = """\
+## Observed Behaviour
+```console
+(.venv) ?master ~/src/lintr> echo "select id from tbl;;" | lintr check -
+Traceback (most recent call last):
+  File "/home/me/lintr/cli.py", line 12, in main
+    parse(sys.stdin.read())
+RuntimeError: Dropped elements in sequence matching! 'select id from tbl;;' != ';'
+```
+## Steps to Reproduce
+```console
+echo "select id from tbl;;" | lintr check -
+```
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "split"),
+    [
+        ("lintr check -x a.py", (["lintr", "check", "-x", "a.py"], None)),
+        ("echo 'select 1;;' | lintr check -", (["lintr", "check", "-"], "select 1;;\n")),
+        ('echo "a  b" c | lintr -', (["lintr", "-"], "a  b c\n")),
+        # What the test could not run as the shell would: a redirect, a second pipe, a quote.
+        ("lintr check a.py > out.txt", None),
+        ("echo a | lintr - | grep E", None),
+        ("lintr 'open", None),
+    ],
+)
+def test_split_command_reads_the_text_echo_pipes_in(
+    command: str, split: tuple[list[str], str | None] | None
+) -> None:
+    assert split_command(command) == split
+
+
+def test_cli_case_a_crash_on_piped_text_behind_a_git_prompt(layout: TestLayout) -> None:
+    case = cli_case(parse_issue("Dropped elements", PIPED_BODY), layout, MANIFESTS)
+    assert case == CliCase(
+        tool=Tool("lintr", ("-c", CLI_CODE)),
+        args=("check", "-"),
+        files={},
+        absent=(
+            "RuntimeError: Dropped elements in sequence matching! 'select id from tbl;;' != ';'",
+        ),
+        present=(),
+        stdin="select id from tbl;;\n",
+    )
+
+
+def test_cli_test_body_writes_the_piped_text_to_the_commands_input(tmp_path: Path) -> None:
+    code = "import sys; print(sys.stdin.read().upper())"
+    case = CliCase(Tool("up", ("-c", code)), (), {}, ("SELECT 1;;",), (), stdin="select 1;;\n")
+    with pytest.raises(AssertionError, match="the output still shows"):
+        run_body(case, tmp_path)
+    run_body(
+        CliCase(case.tool, (), {}, ("DROP TABLE",), ("SELECT 1;;",), stdin="select 1;;\n"), tmp_path
+    )
 
 
 # --- a test module and the runner's crash, with no command ---------------------------------------

@@ -24,10 +24,14 @@ from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
 from reprobot.validation.source.python_text import UNPARSABLE
 
-# "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool".
+# "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool", and a
+# git prompt's branch and state marks ("(.venv) ?master ~/src/proj> tool").
 _PROMPT = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/-]+(?:\s[\w.@:~/-]+)?)?(?:\$|>|%|#)\s+(?P<cmd>\S.*)$"
+    r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/?*!+-]+(?:\s[\w.@:~/?*!+-]+)?)?(?:\$|>|%|#)\s+"
+    r"(?P<cmd>\S.*)$"
 )
+# "echo 'select 1;;' | tool lint -": the text a command reads on its standard input.
+_PIPED = re.compile(r"^\s*echo\s+(?P<text>[^|]+?)\s*\|\s*(?P<cmd>\S.*)$")
 _SHELL_LANGUAGES = frozenset({"shell", "sh", "bash", "console", "zsh", "shell-session", "cmd"})
 # A line naming the file of the block after it: ".pylintrc:", "`setup.cfg`:", "**tox.ini**".
 _FILE_LABEL = re.compile(
@@ -68,6 +72,8 @@ class CliCase:
     # reports as its own ("INTERNALERROR> RuntimeError: ...") must go, while the same exception
     # reported as a test's failure ("E   RuntimeError: ...") is the fixed behaviour.
     at_line_start: bool = False
+    # What the command reads on its standard input ("echo 'select 1;;' | tool lint -").
+    stdin: str | None = None
 
 
 def console_scripts(manifests: Mapping[str, str]) -> dict[str, str]:
@@ -106,6 +112,23 @@ def project_tools(layout: TestLayout, manifests: Mapping[str, str]) -> dict[str,
     return tools
 
 
+def split_command(command: str) -> tuple[list[str], str | None] | None:
+    """The words of a shell command line and the text ``echo`` pipes into it (None when it
+    reads nothing); None when the line does not split as the shell would (an open quote)."""
+    stdin = None
+    piped = _PIPED.match(command)
+    try:
+        if piped is not None:
+            stdin = " ".join(shlex.split(piped.group("text"))) + "\n"
+            command = piped.group("cmd")
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or any(w in ("|", ">", "<", "&&", ";") for w in words):
+        return None
+    return words, stdin
+
+
 def _commands(issue: IssueReport, tools: Mapping[str, Tool]) -> list[tuple[int, str]]:
     """(line, command) pairs naming a project tool: prompt lines in blocks, code spans in prose."""
     found: list[tuple[int, str]] = []
@@ -117,7 +140,8 @@ def _commands(issue: IssueReport, tools: Mapping[str, Tool]) -> list[tuple[int, 
         for offset, line in enumerate(block.text.split("\n")):
             match = _PROMPT.match(line)
             command = match.group("cmd") if match else line.strip() if shell else ""
-            if command and command.split()[0] in tools:
+            split = split_command(command) if command else None
+            if split is not None and split[0][0] in tools:
                 found.append((block.line + offset, command))
     for number, line in enumerate(issue.body.split("\n"), start=1):
         for span in spans(line):
@@ -175,10 +199,10 @@ def cli_case(
         return None
     bad, good = picked
     command = _command_of(bad, commands) or commands[-1][1]
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    split = split_command(command)
+    if split is None:
         return None
+    words, stdin = split
     tool = tools[words[0]]
     args = tuple(words[1:])
     bad_lines = _output_lines(bad)
@@ -190,7 +214,7 @@ def cli_case(
     files = _files(issue, args, [*bad_lines, *good_lines])
     if not files:
         return None
-    return CliCase(tool, args, files, tuple(absent), tuple(present))
+    return CliCase(tool, args, files, tuple(absent), tuple(present), stdin=stdin)
 
 
 _GOOD_WORDS = re.compile(r"\b(?:expect\w*|should|correct|desired|intended|works?)\b", re.I)
@@ -331,15 +355,15 @@ def _crash_case(
         traceback = block.tracebacks[-1] if block.tracebacks else None
         if not before or traceback is None or not traceback.exc_type:
             continue
-        try:
-            words = shlex.split(before[-1][1])
-        except ValueError:
+        split = split_command(before[-1][1])
+        if split is None:
             return None
+        words, stdin = split
         line = f"{traceback.exc_type}: {traceback.message}".strip().rstrip(":")
         line = line.split("\n")[0][:200]
         args = tuple(words[1:])
         files = _files(issue, args, [])
-        return CliCase(tools[words[0]], args, files, (line,), ())
+        return CliCase(tools[words[0]], args, files, (line,), (), stdin=stdin)
     return None
 
 
@@ -443,6 +467,7 @@ def cli_test_body(case: CliCase, timeout_s: float = 300.0) -> tuple[list[str], s
     lines += [
         "proc = subprocess.run(",
         f"    [sys.executable, {argv}],",
+        *([f"    input={case.stdin!r},"] if case.stdin is not None else []),
         f"    cwd=tmp_path, capture_output=True, text=True, timeout={timeout_s!r},",
         ")",
         "output = proc.stdout + proc.stderr",

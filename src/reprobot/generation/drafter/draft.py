@@ -25,6 +25,9 @@ Variants, each its own test module, all deterministic:
   lines it reports as wrong (absent) or right (present).
 - ``issue-docs``: the documentation project a Sphinx issue shows, built, and the warning it
   quotes no longer printed (``doc_build``).
+- ``issue-proposed-value``: a module constant whose value the issue shows and proposes to
+  change (``DEFAULT_LOG_FORMAT = ...`` "instead"): it must have the proposed value
+  (``proposed_setting``).
 
 Names a snippet uses without importing are resolved from the tree (``name_resolution``), and
 then from the imports the project's own tests use (``imports_in_tests``).
@@ -48,6 +51,10 @@ from reprobot.generation.drafter.name_resolution import (
     resolve_names,
     star_imported,
     undefined_names,
+)
+from reprobot.generation.drafter.proposed_setting import (
+    proposed_setting,
+    proposed_setting_sources,
 )
 from reprobot.generation.drafter.prose import (
     earlier_release_before,
@@ -279,6 +286,10 @@ def test_sources(
         note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
         sources.append(TestSource("issue-docs", tuple(imports), body, note, True))
         wrong.extend(docs.absent)
+    setting = proposed_setting(issue, tree.layout.modules, tree.sources)
+    if setting is not None:
+        sources.extend(proposed_setting_sources(setting))
+        wrong.append(repr(setting.current))
     if not sources and (issue.sessions or issue.python_blocks):
         skipped.append(("issue", _NOTHING_TO_ASSERT))
     elif not sources:

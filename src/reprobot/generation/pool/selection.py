@@ -15,7 +15,7 @@ _METHOD_ORDER = (
     "issue-expected-return", "issue-session-raises-like", "issue-session-raised-before",
     "issue-code-expected", "issue-code",
     "issue-session-raises",
-    "issue-cli",
+    "issue-cli", "issue-proposed-value",
     "issue-session-expected", "issue-session-agree",
     "issue-session-value", "issue-stated-value", "issue-code-last", "issue-shown-value",
     "llm-agent", "llm-zero-shot",
