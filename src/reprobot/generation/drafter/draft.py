@@ -21,6 +21,8 @@ Variants, each its own test module, all deterministic:
   turns from fail to pass.
 - ``issue-session-agree``: two parallel computations the session shows disagreeing, where the
   issue says they should agree (``e`` and ``f = simplify(e)``), must give equal values.
+- ``issue-fixed-point``: the value an operation the issue calls incomplete gives ("the
+  expansion stops incomplete"), given to the same call again, must come back unchanged.
 - ``issue-cli``: the files the issue shows, the project's command run on them, and the output
   lines it reports as wrong (absent) or right (present).
 - ``issue-docs``: the documentation project a Sphinx issue shows, built, and the warning it
@@ -43,6 +45,7 @@ from pathlib import PurePosixPath
 
 from reprobot.generation.drafter.command_line import cli_case, cli_test_body
 from reprobot.generation.drafter.doc_build import doc_case
+from reprobot.generation.drafter.fixed_point import fixed_point_sources
 from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
@@ -254,6 +257,10 @@ def test_sources(
         shown = shown_value_step(program)
         if shown is not None and shown_is_wrong(issue, program, shown):
             wrong.append(program.steps[shown].output.strip())
+    for program in programs:
+        fixed, incomplete = fixed_point_sources(program, issue)
+        sources.extend(fixed)
+        wrong.append(incomplete)
     if knowing_fix:
         for program in programs:
             changed, values = changed_value_sources(program)

@@ -1,6 +1,7 @@
-"""Issues with no reproducer in Python, end to end on a real project made by the test: a setting
-the issue proposes to change, and a crash of the project's command on text ``echo`` pipes in.
-Each is reproduced in the real sandbox, then verified against a right fix and a wrong one."""
+"""Issues read for more than a session's values, end to end on a real project made by the test:
+a setting the issue proposes to change, a crash of the project's command on text ``echo`` pipes
+in, and an operation the issue calls incomplete. Each is reproduced in the real sandbox, then
+verified against a right fix and a wrong one."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from tests.support.repos import make_repo, pyproject
 NAME = "example/tally"
 SEPARATOR = 'DEFAULT_SEPARATOR = ","\n'
 COUNT = "    fields = sys.stdin.read().strip().split(DEFAULT_SEPARATOR)\n"
-MODULE = f"""import sys
+MODULE = f"""import re
+import sys
 
 {SEPARATOR}
 
@@ -33,6 +35,10 @@ def main():
         raise RuntimeError("Dropped an empty field: " + repr(fields))
     print(len(fields))
     return 0
+
+
+def squeeze(path):
+    return path.replace("//", "/")
 """
 
 
@@ -48,12 +54,16 @@ def _edit(old: str, new: str) -> Patch:
     return Patch("".join(lines), name="fix.diff")
 
 
+SQUEEZE = '    return path.replace("//", "/")\n'
 SEMICOLON = _edit(SEPARATOR, 'DEFAULT_SEPARATOR = ";"')
 TAB = _edit(SEPARATOR, 'DEFAULT_SEPARATOR = "\\t"')
 # Empty fields dropped: the crash is gone.
 DROP_EMPTY = _edit(
     COUNT, "    fields = [f for f in sys.stdin.read().strip().split(DEFAULT_SEPARATOR) if f]"
 )
+# Every run of slashes becomes one: complete. Runs of two or three only: still short of it.
+SQUEEZE_ALL = _edit(SQUEEZE, '    return re.sub("/+", "/", path)')
+SQUEEZE_SOME = _edit(SQUEEZE, '    return re.sub("/{2,3}", "/", path)')
 
 PROPOSAL = """Use a semicolon as the default separator
 
@@ -133,3 +143,34 @@ def test_a_crash_on_piped_text_is_run_through_the_projects_command(
     verdict = verify(docker_client, tally_env, base, tests, fix=DROP_EMPTY)
     assert verdict.status == "weak"
     assert any(t.fail_to_pass for t in verdict.transitions.values())
+
+
+INCOMPLETE = """squeeze stops incomplete
+
+Squeezing a path leaves it incomplete when it has long runs of slashes:
+
+```python
+>>> from tally import squeeze
+>>> squeeze("a////b")
+'a//b'
+```
+"""
+
+
+def test_an_operation_called_incomplete_verifies_only_a_complete_result(
+    docker_client: docker.DockerClient,
+    tally_repo: Path,
+    tally_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
+    result = reproduce(read_issue(INCOMPLETE), base, tally_env, settings, client=docker_client)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.draft.method == "issue-fixed-point"
+    assert result.chosen.oracle.kind is OracleKind.EXPECTED
+    tests = Patch(result.test_patch, name="tests.diff")
+
+    assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
+    # "a////b" becomes "a//b" again, by another route: still incomplete.
+    assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_SOME).status == "not_verified"
