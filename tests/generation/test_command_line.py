@@ -9,15 +9,13 @@ import pytest
 
 from reprobot.generation.drafter.command_line import (
     CliCase,
-    Tool,
     cli_case,
     cli_test_body,
-    console_scripts,
-    listed_files,
     loose_pattern,
-    project_tools,
     split_command,
 )
+from reprobot.generation.drafter.directory_tree import listed_files
+from reprobot.generation.drafter.project_tools import Tool, console_scripts, project_tools
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.repo.test_layout import TestLayout, detect_layout
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.directory_tree import from_root, is_listing, listed_files
+from reprobot.generation.drafter.project_tools import Tool, project_tools
 from reprobot.generation.drafter.snippets import repair
 from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
@@ -40,25 +41,11 @@ _FILE_LABEL = re.compile(
     re.I,
 )
 _CONFIG_NAME = re.compile(r"^(?:\.[\w-]+rc|[\w.-]+\.(?:cfg|ini|toml|txt|ya?ml|json|rc|py))$")
-_SCRIPT = re.compile(r"^\s*(?P<name>[\w.-]+)\s*=\s*['\"]?(?P<target>[\w.]+:[\w.]+)['\"]?\s*,?\s*$")
 _PY_NAME = re.compile(r"(?<![\w/.-])(?P<name>[\w-]+\.py)\b")
-# A line of a directory tree as `tree` draws it, ASCII or not: "|   `-- b.py", "└── a.py".
-_TREE_LINE = re.compile(r"^\s*(?:[|│]\s*)*(?:[|`+]--|[├└]──)")
-_DRAWING = " \t|│├└─-`+"
-_PATH_PART = re.compile(r"[\w.-]{1,100}")
-_MAX_LISTED_FILES = 50
 _MAX_OUTPUT_LINES = 6
 _GENERIC = re.compile(
     r"^(?:=+.*=+|-+|platform |rootdir|cachedir|plugins:|collected |collecting|Ran \d|OK$|\s*$)"
 )
-
-
-@dataclass(frozen=True)
-class Tool:
-    """How to start a command of the project with the test's interpreter."""
-
-    name: str
-    argv_prefix: tuple[str, ...]  # after sys.executable
 
 
 @dataclass(frozen=True)
@@ -74,42 +61,6 @@ class CliCase:
     at_line_start: bool = False
     # What the command reads on its standard input ("echo 'select 1;;' | tool lint -").
     stdin: str | None = None
-
-
-def console_scripts(manifests: Mapping[str, str]) -> dict[str, str]:
-    """Console scripts declared in pyproject.toml, setup.cfg or setup.py: name → module:function."""
-    out: dict[str, str] = {}
-    text = manifests.get("pyproject.toml")
-    if text:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            data = {}
-        project = data.get("project")
-        scripts = project.get("scripts") if isinstance(project, dict) else None
-        if isinstance(scripts, dict):
-            out.update({str(k): str(v) for k, v in scripts.items()})
-    for name in ("setup.cfg", "setup.py"):
-        for line in (manifests.get(name) or "").split("\n"):
-            match = _SCRIPT.match(line.strip().strip("'\""))
-            if match:
-                out.setdefault(match.group("name"), match.group("target"))
-    return out
-
-
-def project_tools(layout: TestLayout, manifests: Mapping[str, str]) -> dict[str, Tool]:
-    tools: dict[str, Tool] = {}
-    for name, target in console_scripts(manifests).items():
-        module, _, function = target.partition(":")
-        code = (
-            f"import sys; from {module} import {function.split('.')[0]} as main; sys.exit(main())"
-        )
-        if function.count(".") == 0 and module.replace(".", "").replace("_", "").isalnum():
-            tools[name] = Tool(name, ("-c", code))
-    for package in layout.packages:
-        if f"{package}.__main__" in layout.modules:
-            tools[package] = Tool(package, ("-m", package))
-    return tools
 
 
 def split_command(command: str) -> tuple[list[str], str | None] | None:
@@ -192,7 +143,7 @@ def cli_case(
     if crash is not None:
         return crash
     outputs = [
-        b for b in issue.code_blocks if b.is_output and not b.is_traceback and not _is_listing(b)
+        b for b in issue.code_blocks if b.is_output and not b.is_traceback and not is_listing(b)
     ]
     picked = _bad_and_good(issue, outputs, commands) if outputs else None
     if picked is None:
@@ -236,42 +187,6 @@ def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
         if good and not bad:
             return "good"
     return None
-
-
-def listed_files(block: CodeBlock) -> list[str]:
-    """The files a directory tree draws, as paths from the project's root: ``|-- a/`` then
-    ``|   |-- a.py`` is ``a/a.py``. Depth is the column where a name starts, so ASCII, box and
-    dash-only (``|----project/``) drawings read alike; a name
-    without an extension and no entries under it is left out (a directory or a mistake)."""
-    if not _is_listing(block):
-        return []
-    rows: list[tuple[int, str]] = []
-    for line in block.text.split("\n"):
-        text = line.split("#", 1)[0].rstrip()
-        name = text.lstrip(_DRAWING)
-        if name and name != ".":
-            rows.append((len(text) - len(name), name.split()[0]))
-    files: list[str] = []
-    stack: list[tuple[int, str]] = []
-    for k, (column, name) in enumerate(rows):
-        while stack and stack[-1][0] >= column:
-            stack.pop()
-        has_entries = k + 1 < len(rows) and rows[k + 1][0] > column
-        parts = [*(n for _, n in stack), name.rstrip("/")]
-        if not all(_PATH_PART.fullmatch(part) and part not in (".", "..") for part in parts):
-            continue
-        if name.endswith("/") or has_entries:
-            stack.append((column, name.rstrip("/")))
-        elif "." in name.strip("."):
-            files.append("/".join(parts))
-    return files[:_MAX_LISTED_FILES]
-
-
-def _is_listing(block: CodeBlock) -> bool:
-    """A directory tree (``|-- a.py``, ``└── b.py``): the layout of the files, no output."""
-    lines = [line for line in block.text.split("\n") if line.strip()]
-    tree = sum(1 for line in lines if _TREE_LINE.match(line))
-    return tree > 0 and 2 * tree >= len(lines) - 1
 
 
 def _command_of(block: CodeBlock, commands: list[tuple[int, str]]) -> str | None:
@@ -326,21 +241,9 @@ def _files(issue: IssueReport, args: tuple[str, ...], output: list[str]) -> dict
         files.setdefault(name, text)
     # The files a directory tree shows, empty unless a block above gave them their text.
     for block in issue.code_blocks:
-        for path in _from_root(listed_files(block), args):
+        for path in from_root(listed_files(block), args):
             files.setdefault(path, "")
     return files
-
-
-def _from_root(paths: list[str], args: tuple[str, ...]) -> list[str]:
-    """``paths`` without the directory they all sit in when the command never names it: a tree
-    drawn from ``root_dir/`` shows the project the command runs in."""
-    tops = {path.split("/", 1)[0] for path in paths}
-    if len(tops) != 1 or not all("/" in path for path in paths):
-        return paths
-    (top,) = tops
-    if any(a == top or a.startswith(top + "/") for a in args):
-        return paths
-    return [path.split("/", 1)[1] for path in paths]
 
 
 def _crash_case(

@@ -16,7 +16,8 @@ import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from reprobot.generation.drafter.command_line import CliCase, Tool
+from reprobot.generation.drafter.command_line import CliCase
+from reprobot.generation.drafter.project_tools import Tool
 from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
