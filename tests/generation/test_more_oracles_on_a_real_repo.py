@@ -107,19 +107,34 @@ def tally_env(docker_client: docker.DockerClient, tally_repo: Path, settings: Se
     return ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
 
 
+def _reproduced_by(
+    text: str,
+    method: str,
+    client: docker.DockerClient,
+    repo: Path,
+    env: EnvImage,
+    settings: Settings,
+) -> tuple[RepoSnapshot, Patch]:
+    """The base and the chosen test of the issue ``text``, which ``method`` drafted and which
+    checks a result."""
+    base = RepoSnapshot.from_git(repo, "HEAD", NAME)
+    result = reproduce(read_issue(text), base, env, settings, client=client)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.draft.method == method
+    assert result.chosen.oracle.kind is OracleKind.EXPECTED
+    return base, Patch(result.test_patch, name="tests.diff")
+
+
 def test_a_proposed_setting_verifies_only_the_proposed_value(
     docker_client: docker.DockerClient,
     tally_repo: Path,
     tally_env: EnvImage,
     settings: Settings,
 ) -> None:
-    base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
-    result = reproduce(read_issue(PROPOSAL), base, tally_env, settings, client=docker_client)
-    assert result.reproduced, result.to_json()["candidates"]
-    assert result.chosen is not None and result.chosen.oracle is not None
-    assert result.chosen.draft.method == "issue-proposed-value"
-    assert result.chosen.oracle.kind is OracleKind.EXPECTED
-    tests = Patch(result.test_patch, name="tests.diff")
+    base, tests = _reproduced_by(
+        PROPOSAL, "issue-proposed-value", docker_client, tally_repo, tally_env, settings
+    )
 
     assert verify(docker_client, tally_env, base, tests, fix=SEMICOLON).status == "verified"
     assert verify(docker_client, tally_env, base, tests, fix=TAB).status == "not_verified"
@@ -163,13 +178,9 @@ def test_an_operation_called_incomplete_verifies_only_a_complete_result(
     tally_env: EnvImage,
     settings: Settings,
 ) -> None:
-    base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
-    result = reproduce(read_issue(INCOMPLETE), base, tally_env, settings, client=docker_client)
-    assert result.reproduced, result.to_json()["candidates"]
-    assert result.chosen is not None and result.chosen.oracle is not None
-    assert result.chosen.draft.method == "issue-fixed-point"
-    assert result.chosen.oracle.kind is OracleKind.EXPECTED
-    tests = Patch(result.test_patch, name="tests.diff")
+    base, tests = _reproduced_by(
+        INCOMPLETE, "issue-fixed-point", docker_client, tally_repo, tally_env, settings
+    )
 
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
     # "a////b" becomes "a//b" again, by another route: still incomplete.
