@@ -153,6 +153,23 @@ def test_session_in_prose_ends_at_the_next_paragraph() -> None:
     ]
 
 
+def test_session_in_prose_ends_at_a_sentence_run_on_after_its_output() -> None:
+    # Tickets that lose their blank lines run the words straight on after the output.
+    body = (
+        "To replicate:\n>>> decoded.tags is None\nTrue\nEffect of the bug in the application\n"
+        '>>> print(query)\nSELECT "a"."id" FROM "a" ORDER BY "a"."id" ASC\n'
+        "The query is ordered ASC but I expect DESC.\n"
+    )
+    sessions = parse(body).sessions
+    assert [[(s.source, s.output) for s in x.statements] for x in sessions] == [
+        [("decoded.tags is None", "True")],
+        [("print(query)", 'SELECT "a"."id" FROM "a" ORDER BY "a"."id" ASC')],
+    ]
+    # The first output line is output whatever it reads like, and so is a line with code in it.
+    (session,) = parse(">>> greet()\nHello there my friend\nand more of it\n").sessions
+    assert session.statements[0].output == "Hello there my friend\nand more of it"
+
+
 def test_a_prompt_typed_without_its_space() -> None:
     body = "```\n>>>convert_to(joule*second,joule)\n    joule**(7/9)\n>>>\n```"
     (session,) = parse(body).sessions

@@ -1,7 +1,7 @@
 """Issues read for more than a session's values, end to end on a real project made by the test:
 a setting the issue proposes to change, a crash of the project's command on text ``echo`` pipes
-in, and an operation the issue calls incomplete. Each is reproduced in the real sandbox, then
-verified against a right fix and a wrong one."""
+in, an operation the issue calls incomplete, and a truth value it calls wrong. Each is reproduced
+in the real sandbox, then verified against a right fix and a wrong one."""
 
 from __future__ import annotations
 
@@ -184,4 +184,27 @@ def test_an_operation_called_incomplete_verifies_only_a_complete_result(
 
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
     # "a////b" becomes "a//b" again, by another route: still incomplete.
+    assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_SOME).status == "not_verified"
+
+
+COMPARED = """squeeze gives a wrong result for long runs of slashes
+
+```python
+>>> from tally import squeeze
+>>> squeeze("a////b") == "a/b"
+False
+```
+"""
+
+
+def test_a_truth_value_called_wrong_verifies_only_the_other_one(
+    docker_client: docker.DockerClient,
+    tally_repo: Path,
+    tally_env: EnvImage,
+    settings: Settings,
+) -> None:
+    base, tests = _reproduced_by(
+        COMPARED, "issue-session-negated", docker_client, tally_repo, tally_env, settings
+    )
+    assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_SOME).status == "not_verified"

@@ -10,7 +10,9 @@ import pytest
 from reprobot.generation.drafter.draft import draft_from_issue
 from reprobot.generation.drafter.session_variants import (
     changed_value_sources,
+    is_boolean,
     shown_expression,
+    shown_sources,
 )
 from reprobot.generation.drafter.snippets import session_programs
 from reprobot.generation.drafter.sources import print_call
@@ -112,3 +114,41 @@ def test_a_long_value_shown_must_not_come_back_even_inside_more_output() -> None
     assert "assert not any('joule**(7/9)' in _form for _form in" in by_value["joule**(7/9)"]
     # "0.7" would be found inside anything: it must be the whole of what is printed.
     assert "assert '0.7' not in (str(result), repr(result))" in by_value["0.7"]
+
+
+@pytest.mark.parametrize(
+    ("expression", "boolean"),
+    [
+        ("decoded.tags is None", True),
+        ("a == b", True),
+        ("x not in seen", True),
+        ("not f(x)", True),
+        ("isinstance(x, int)", True),
+        ("f(x)", False),
+        ("x.is_valid", False),
+        ("(", False),
+    ],
+)
+def test_which_expressions_give_a_truth_value_by_their_form(expression: str, boolean: bool) -> None:
+    assert is_boolean(expression) is boolean
+
+
+def test_a_truth_value_called_wrong_must_become_the_other_one() -> None:
+    body = (
+        "```pycon\n>>> from msgs import Message, roundtrip\n>>> m = roundtrip(Message(tags=''))\n"
+        ">>> m.tags is None\nTrue\n```\n"
+    )
+    issue = parse_issue("Messages incorrectly lose empty tags", body)
+    (program,) = session_programs(issue)
+    [source] = shown_sources(program, issue)
+    assert source.method == "issue-session-negated"
+    assert source.body.split("\n")[-2:] == [
+        "result = m.tags is None",
+        "assert result == False, 'expected ' + 'False' + ', got ' + repr(result)",
+    ]
+    # A value that is no truth value by its form keeps the weak check.
+    (program,) = session_programs(
+        parse_issue(issue.title, body.replace("m.tags is None", "m.tags"))
+    )
+    [source] = shown_sources(program, issue)
+    assert source.method == "issue-session-value"

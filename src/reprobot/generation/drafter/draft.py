@@ -15,7 +15,8 @@ Variants, each its own test module, all deterministic:
   before it does.
 - ``issue-session-value``: the session's shown (wrong) value must not come back;
   ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
-  ``issue-session-expected``: the value the issue states as expected must come back.
+  ``issue-session-expected``: the value the issue states as expected must come back;
+  ``issue-session-negated``: a truth value the session shows, called wrong, must be the other.
 - ``issue-shown-value``: only when a fix is known (pull request time): each value a session
   or a script shows must not come back, none of them called wrong; the fix picks the one it
   turns from fail to pass.

@@ -40,6 +40,7 @@ from reprobot.generation.drafter.test_writer import (
     indented,
 )
 from reprobot.generation.issue.report import IssueReport
+from reprobot.validation.source.python_text import UNPARSABLE
 
 
 def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
@@ -84,6 +85,29 @@ def shown_expression(statement: str) -> tuple[list[str], str, bool]:
     return [], inner, not plain
 
 
+_BOOLEANS = {"True": "False", "False": "True"}
+# Calls that give a truth value whatever they are given.
+_PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool"})
+
+
+def is_boolean(expression: str) -> bool:
+    """Whether ``expression`` gives a truth value by its form: a comparison, ``not``, or a
+    predicate such as ``isinstance``; so that a shown ``True`` called wrong means ``False``."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except UNPARSABLE:
+        return False
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _PREDICATES
+    )
+
+
 def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
     come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
@@ -104,7 +128,14 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             body = assert_expected(expression, value, setup)
             return [TestSource("issue-session-expected", program.imports, body, note)]
         return []
-    if value and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown):
+    wrong = bool(value) and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown)
+    if wrong and not caught and value in _BOOLEANS and is_boolean(expression):
+        # A truth value called wrong has one right value: the other one.
+        right = _BOOLEANS[value]
+        note = f"`{expression}` must be {right}: the issue calls {value} wrong"
+        body = assert_expected(expression, right, setup)
+        out.append(TestSource("issue-session-negated", program.imports, body, note))
+    elif wrong:
         out.append(
             TestSource(
                 "issue-session-value",

@@ -414,9 +414,15 @@ def _flush(steps: list[SessionStep], source: list[str] | None, output: list[str]
         steps.append(SessionStep(code, printed))
 
 
+# A line of prose: a capitalised word and three or more words after it, with no sign of code
+# or of a printed value ("The query is ordered ASC but I expect DESC.").
+_SENTENCE = re.compile(r"^[A-Z][a-z']*(?:\s+[\w'’,-]+){3,}[.:!?]?$")
+
+
 def _sessions(lines: list[str], *, prose: bool) -> list[Session]:
     """Sessions in these lines. In a code block everything up to the next prompt is output; in
-    prose, output ends at a blank line and a paragraph without a prompt ends the session."""
+    prose, output ends at a blank line, or at a sentence after some output (tickets that lose
+    their blank lines run the words on), and a paragraph without a prompt ends the session."""
     sessions: list[Session] = []
     steps: list[SessionStep] = []
     source: list[str] | None = None
@@ -438,7 +444,7 @@ def _sessions(lines: list[str], *, prose: bool) -> list[Session]:
             output.append(prompt[2])
         elif prose and not line.strip():
             gap = True
-        elif prose and gap:
+        elif prose and (gap or (output and _SENTENCE.match(line.strip()))):
             _flush(steps, source, output)
             source, output = None, []
             if steps:

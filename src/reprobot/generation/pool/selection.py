@@ -16,7 +16,8 @@ _METHOD_ORDER = (
     "issue-code-expected", "issue-code",
     "issue-session-raises",
     "issue-cli", "issue-proposed-value",
-    "issue-session-expected", "issue-session-agree", "issue-fixed-point",
+    "issue-session-expected", "issue-session-negated", "issue-session-agree",
+    "issue-fixed-point",
     "issue-session-value", "issue-stated-value", "issue-code-last", "issue-shown-value",
     "llm-agent", "llm-zero-shot",
 )  # fmt: skip
