@@ -500,6 +500,12 @@ def test_code_written_straight_into_the_prose_is_a_block() -> None:
     assert ("b'My Content'", None) in pair(report)
 
 
+def test_an_output_line_under_code_in_the_prose_is_its_output() -> None:
+    body = 'Bug:\nfrom widgets import text\ntext.slug("a b")\noutput: 3\nwhich is wrong.\n'
+    (block,) = [b for b in parse(body).code_blocks if b.kind == "unfenced"]
+    assert block.text.endswith('text.slug("a b")\n# output: 3')
+
+
 @pytest.mark.parametrize(
     "body",
     [

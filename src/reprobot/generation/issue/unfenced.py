@@ -88,6 +88,20 @@ def _code_like(line: str, previous: str) -> bool:
     return PY_SIGNAL.match(text) is not None or _parses(text) is None
 
 
+# A line that gives what the code above it printed: "output: ___this-is-a-test-".
+_OUTPUT_LINE = re.compile(r"^(?:output|out|result|returns?|prints?)[ \t]*:[ \t]*\S", re.I)
+
+
+def _continues(line: str, previous: str) -> bool:
+    return _code_like(line, previous) or _OUTPUT_LINE.match(line) is not None
+
+
+def _as_comment(line: str) -> str:
+    """An output line as the comment a reporter would have written (``# output: 3``), which
+    the readers of output comments take as the line above's output; other lines as they are."""
+    return f"# {line}" if _OUTPUT_LINE.match(line) else line
+
+
 def unfenced(lines: list[str], i: int) -> tuple[int, str | None]:
     """(last line, text) of Python written straight into the prose from line ``i``: a run of
     code-like lines, started by a statement that does something, cut back at most a few times
@@ -97,9 +111,9 @@ def unfenced(lines: list[str], i: int) -> tuple[int, str | None]:
     if not _strong_code_line(lines[i]) or width(lines[i]) >= 4:
         return i, None
     j = i + 1
-    while j < len(lines) and j - i < _MAX_UNFENCED_LINES and _code_like(lines[j], lines[j - 1]):
+    while j < len(lines) and j - i < _MAX_UNFENCED_LINES and _continues(lines[j], lines[j - 1]):
         j += 1
-    run = [line.rstrip() for line in lines[i:j]]
+    run = [_as_comment(line.rstrip()) for line in lines[i:j]]
     for _ in range(_CUTS):
         text = "\n".join(run)
         error = _parses(text)
