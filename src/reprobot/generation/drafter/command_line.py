@@ -31,8 +31,6 @@ _PROMPT = re.compile(
     r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/?*!+-]+(?:\s[\w.@:~/?*!+-]+)?)?(?:\$|>|%|#)\s+"
     r"(?P<cmd>\S.*)$"
 )
-# "echo 'select 1;;' | tool lint -": the text a command reads on its standard input.
-_PIPED = re.compile(r"^\s*echo\s+(?P<text>[^|]+?)\s*\|\s*(?P<cmd>\S.*)$")
 _SHELL_LANGUAGES = frozenset({"shell", "sh", "bash", "console", "zsh", "shell-session", "cmd"})
 # A line naming the file of the block after it: ".pylintrc:", "`setup.cfg`:", "**tox.ini**".
 _FILE_LABEL = re.compile(
@@ -67,11 +65,12 @@ def split_command(command: str) -> tuple[list[str], str | None] | None:
     """The words of a shell command line and the text ``echo`` pipes into it (None when it
     reads nothing); None when the line does not split as the shell would (an open quote)."""
     stdin = None
-    piped = _PIPED.match(command)
+    # "echo 'select 1;;' | tool lint -": the text a command reads on its standard input.
+    head, bar, rest = command.partition("|")
     try:
-        if piped is not None:
-            stdin = " ".join(shlex.split(piped.group("text"))) + "\n"
-            command = piped.group("cmd")
+        if bar and head.split()[:1] == ["echo"]:
+            stdin = " ".join(shlex.split(head)[1:]) + "\n"
+            command = rest
         words = shlex.split(command)
     except ValueError:
         return None

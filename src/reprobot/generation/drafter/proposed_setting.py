@@ -22,7 +22,9 @@ from reprobot.validation.source.python_text import UNPARSABLE
 
 # An assignment to an upper-case name, on a line of its own (quoted with ">" or not) or as an
 # inline code span: the spelling of a constant, which a reporter's own variables rarely use.
-_ASSIGNMENT = re.compile(r"^\s*(?:>\s*)*(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])\s*=\s*(?P<value>.+?)\s*$")
+# The value runs to the end of the line (stripped after): a lazy match followed by trailing
+# whitespace would try every split of a long run of spaces.
+_ASSIGNMENT = re.compile(r"^\s*(?:>\s*)*(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])\s*=\s*(?P<value>\S.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
 # What ``ast.literal_eval`` raises on text that is no literal (a name, a call, ``{1: [}``).
 _NOT_A_LITERAL: tuple[type[Exception], ...] = (*UNPARSABLE, ValueError, TypeError)
@@ -56,7 +58,7 @@ def shown_assignments(issue: IssueReport) -> dict[str, list[object]]:
         match = _ASSIGNMENT.match(text)
         if match is None:
             continue
-        ok, value = _literal(match.group("value"))
+        ok, value = _literal(match.group("value").rstrip())
         if ok and value not in found.setdefault(match.group("name"), []):
             found[match.group("name")].append(value)
     return {name: values for name, values in found.items() if values}
