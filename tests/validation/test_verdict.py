@@ -194,6 +194,16 @@ def test_broken_tests_are_those_passing_before_and_failing_after() -> None:
     }
 
 
+def test_a_module_that_no_longer_collects_breaks_every_test_that_passed_in_it() -> None:
+    before = {"m.py::a": P, "m.py::b": P, "m.py::c": F, "n.py::d": P, "o.py::e": P}
+    # m.py errors as a whole and none of its tests ran; n.py's test was removed; o.py's ran.
+    after = {"m.py": E, "o.py::e": P, "o.py": E}
+    assert {k: t.kind for k, t in broken_tests(before, after).items()} == {
+        "m.py::a": "P->E",
+        "m.py::b": "P->E",
+    }
+
+
 def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> None:
     fix = Patch(DIFF)
     kept = GuardRuns(("g.py",), _run({"g.py::x": P, "g.py::y": F}), _run({"g.py::x": P}))

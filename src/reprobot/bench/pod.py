@@ -111,6 +111,11 @@ class TestPlan:
             return {k: v.value for k, v in run.outcomes.items() if "::" in k}
         return {t: self.mapping.outcome(t, run.outcomes).value for t in self.mapping.node_ids}
 
+    def guard_outcomes(self, run: TestRun) -> dict[str, str]:
+        """The guard run's outcome of every test, and of every module that failed to collect
+        (its id without ``::``): a module the candidate leaves uncollectable breaks its tests."""
+        return {k: v.value for k, v in run.outcomes.items() if "::" in k or v is Outcome.ERROR}
+
 
 def gold_plan(instance: Instance, prepared: Prepared) -> TestPlan:
     """The instance's FAIL_TO_PASS and PASS_TO_PASS tests, from its golden test patch."""
@@ -175,7 +180,7 @@ def reference(
         result["runs"]["R-guard"] = run_summary(guard)
         result["guard"] = list(plan.guard)
         # A guard that cannot run on R guards nothing; the candidates are judged without it.
-        result["guard_before"] = {} if guard.error else plan.outcomes(guard)
+        result["guard_before"] = {} if guard.error else plan.guard_outcomes(guard)
     if plan.mapping is not None and plan.expected is not None:
         golden = run_tests(
             client,
@@ -244,7 +249,7 @@ def evaluate_candidate(
         guard = run_tests(client, prepared.env, prepared.base, [fix], plan.guard, limits=limits)
         write_run_log(log_dir / f"{candidate.key}-guard.log", guard)
         result["guard_run"] = run_summary(guard)
-        result["guard_after"] = {} if guard.error else plan.outcomes(guard)
+        result["guard_after"] = {} if guard.error else plan.guard_outcomes(guard)
     return result
 
 

@@ -73,14 +73,22 @@ def broken_tests(
     """Tests that pass before the fix and fail or error with it (P->F, P->E).
 
     For a project's existing tests run as a guard: a test failing on both sides says nothing of
-    the fix, and one missing after it was removed or renamed by the fix, not broken."""
-    return {
-        t: Transition(t, Outcome.PASSED, after[t])
-        for t in sorted(before)
-        if "::" in t
-        and before[t] is Outcome.PASSED
-        and after.get(t) in (Outcome.FAILED, Outcome.ERROR)
-    }
+    the fix, and one missing after it was removed or renamed by the fix, not broken; unless its
+    whole module errors with the fix and none of its tests ran: the module no longer collects
+    (a change that leaves a test file or an import it needs broken), which breaks them all."""
+    ran_in = {t.split("::", 1)[0] for t in after if "::" in t}
+    uncollected = {
+        t for t, outcome in after.items() if "::" not in t and outcome is Outcome.ERROR
+    } - ran_in
+    broken: dict[str, Transition] = {}
+    for t in sorted(before):
+        if "::" not in t or before[t] is not Outcome.PASSED:
+            continue
+        if after.get(t) in (Outcome.FAILED, Outcome.ERROR):
+            broken[t] = Transition(t, Outcome.PASSED, after[t])
+        elif t not in after and t.split("::", 1)[0] in uncollected:
+            broken[t] = Transition(t, Outcome.PASSED, Outcome.ERROR)
+    return broken
 
 
 @dataclass(frozen=True)
