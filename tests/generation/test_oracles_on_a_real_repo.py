@@ -279,6 +279,17 @@ def test_a_fix_that_breaks_the_projects_own_tests_of_the_changed_file_is_not_ver
     right = verify(docker_client, stats_env, base, tests, fix=RIGHT)
     assert right.status == "verified" and right.guard_modules == ("tests/test_stats.py",)
     assert "tests/test_stats.py::test_odd" not in right.transitions
+    # The right fix, with the project's test module left uncollectable: its tests are broken,
+    # not removed.
+    mangled = Patch(
+        RIGHT.diff
+        + "--- a/tests/test_stats.py\n+++ b/tests/test_stats.py\n@@ -1 +1 @@\n"
+        + "-from stats import median\n+from stats import median, +\n",
+        name="fix.diff",
+    )
+    broken = verify(docker_client, stats_env, base, tests, fix=mangled)
+    assert broken.status == "not_verified", broken.reasons
+    assert broken.transitions["tests/test_stats.py::test_odd"].kind == "P->E"
 
 
 def test_two_computations_the_issue_says_should_agree_reject_wrong_fixes(
