@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource
-from reprobot.generation.drafter.test_writer import expected_assertion
+from reprobot.generation.drafter.test_writer import expected_assertion, literal
 from reprobot.generation.issue.report import IssueReport
 from reprobot.validation.source.python_text import UNPARSABLE
 
@@ -26,7 +26,7 @@ from reprobot.validation.source.python_text import UNPARSABLE
 # whitespace would try every split of a long run of spaces.
 _ASSIGNMENT = re.compile(r"^\s*(?:>\s*)*(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])\s*=\s*(?P<value>\S.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
-# What ``ast.literal_eval`` raises on text that is no literal (a name, a call, ``{1: [}``).
+# What ``ast.literal_eval`` raises on a node that is no literal (a name, a call).
 _NOT_A_LITERAL: tuple[type[Exception], ...] = (*UNPARSABLE, ValueError, TypeError)
 
 
@@ -40,15 +40,6 @@ class ProposedSetting:
     proposed: object
 
 
-def _literal(text: str) -> tuple[bool, object]:
-    if len(text) > MAX_SHOWN_CHARS:
-        return False, None
-    try:
-        return True, ast.literal_eval(text)
-    except _NOT_A_LITERAL:
-        return False, None
-
-
 def shown_assignments(issue: IssueReport) -> dict[str, list[object]]:
     """Each upper-case name the issue assigns a literal to, with the values in the order shown
     (lines of the body, quoted or in code blocks, and inline code spans)."""
@@ -58,7 +49,8 @@ def shown_assignments(issue: IssueReport) -> dict[str, list[object]]:
         match = _ASSIGNMENT.match(text)
         if match is None:
             continue
-        ok, value = _literal(match.group("value").rstrip())
+        shown = match.group("value").rstrip()
+        ok, value = literal(shown) if len(shown) <= MAX_SHOWN_CHARS else (False, None)
         if ok and value not in found.setdefault(match.group("name"), []):
             found[match.group("name")].append(value)
     return {name: values for name, values in found.items() if values}

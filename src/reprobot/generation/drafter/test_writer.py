@@ -160,7 +160,7 @@ def catch_output(statement: str) -> list[str]:
     ]
 
 
-def _literal(text: str) -> tuple[bool, object]:
+def literal(text: str) -> tuple[bool, object]:
     """(True, value) when ``text`` is a Python literal; never runs code."""
     try:
         return True, ast.literal_eval(text)
@@ -190,7 +190,7 @@ def expected_assertion(expected: str) -> str:
     text = expected
     if array := _ARRAY.fullmatch(expected):
         subject, text = "getattr(result, 'tolist', lambda: result)()", array.group(1)
-    ok, value = _literal(text)
+    ok, value = literal(text)
     if not ok:
         forms, named, shown = _printed_forms(expected)
         return "\n".join([*forms, f"assert {shown!r} in {named}, {message}"])
