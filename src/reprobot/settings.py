@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     # Environment images may use this much disk beyond the base images; after each build the
     # least recently used are removed down to it. 0: no cap (prune with `reprobot env prune`).
     env_cache_gb: float = 0.0
+    # Resolve an environment's dependencies as the package index stood at its commit's date
+    # (releases uploaded later are hidden from every pip call of the build); off: the newest.
+    env_as_of_commit: bool = True
 
     # Per-run limits of a test run.
     run_memory_mb: int = 4096

@@ -32,7 +32,7 @@ requires-python = ">=3.9"
 TINY_MODULE = "def add(a, b):\n    return a + b\n"
 
 
-def git(repo: Path, *args: str) -> str:
+def git(repo: Path, *args: str, date: str | None = None) -> str:
     env = {
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -41,6 +41,8 @@ def git(repo: Path, *args: str) -> str:
         "HOME": str(repo),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
     proc = subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
     )
@@ -55,12 +57,13 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
     return path
 
 
-def commit_files(repo: Path, files: dict[str, str], message: str) -> str:
-    """Write ``files`` into ``repo`` and commit them; return the new sha."""
+def commit_files(repo: Path, files: dict[str, str], message: str, date: str | None = None) -> str:
+    """Write ``files`` into ``repo`` and commit them (made at ``date``, ISO 8601, when given);
+    return the new sha."""
     for rel, text in files.items():
         target = repo / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    git(repo, "commit", "-q", "--allow-empty", "-m", message, date=date)
     return git(repo, "rev-parse", "HEAD")

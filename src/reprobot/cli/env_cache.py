@@ -40,14 +40,27 @@ def register(env_sub: Any) -> None:
 def cmd_env_list(args: argparse.Namespace, settings: Settings) -> int:
     images = cached_images(connect(), settings)
     if args.json:
-        rows = [{"tag": c.tag, "own_bytes": c.own_bytes, "last_used": c.last_used} for c in images]
+        rows = [
+            {
+                "tag": c.tag,
+                "own_bytes": c.own_bytes,
+                "last_used": c.last_used,
+                "as_of": c.as_of,
+                "resolver": c.resolver,
+            }
+            for c in images
+        ]
         print(json.dumps({"images": rows, "total_bytes": unique_bytes(images)}))
         return 0
-    table = Table("image", "adds", "last used")
+    table = Table("image", "adds", "last used", "packages as of", "resolver")
     now = time.time()
     for c in images:
         table.add_row(
-            c.tag, f"{c.own_bytes / _MB:.0f} MB", f"{(now - c.last_used) / 3600:.1f} h ago"
+            c.tag,
+            f"{c.own_bytes / _MB:.0f} MB",
+            f"{(now - c.last_used) / 3600:.1f} h ago",
+            c.as_of or "newest",
+            c.resolver or "pip (newest releases)",
         )
     out = console()
     out.print(table)

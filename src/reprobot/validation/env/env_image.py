@@ -32,6 +32,7 @@ from reprobot.validation.env.envspec import (
 )
 from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX, mark_used, prune
 from reprobot.validation.env.pipconf import host_index_settings
+from reprobot.validation.env.resolution_date import AsOf, resolution_moment
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.sandbox.container import ContainerSpec, run_container
 from reprobot.validation.sandbox.scripts import script_text
@@ -42,6 +43,9 @@ log = structlog.get_logger(__name__)
 
 _CA_PATH = "/run/reprobot/ca.pem"
 _RESULT_MARK = b"REPROBOT-RESULT "
+# What resolves a bounded build: pip, through a local index hiding later uploads
+# (``scripts/dated_index.py``). A change to how that index bounds is a new name, so new images.
+DATED_RESOLVER = "pip via dated-index/1"
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,9 @@ class EnvImage:
     relaxed: tuple[str, ...] = ()
     # The compiled sources the image's editable install built ("" when none, or unknown).
     compiled: str = ""
+    # The moment its packages resolved at (ISO 8601, "" when not bounded) and why then.
+    as_of: str = ""
+    as_of_why: str = ""
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -69,6 +76,8 @@ class EnvImage:
             skipped=tuple(json.loads(labels.get("reprobot.env.skipped", "[]"))),
             relaxed=tuple(json.loads(labels.get("reprobot.env.relaxed", "[]"))),
             compiled=labels.get("reprobot.env.compiled", ""),
+            as_of=labels.get("reprobot.env.as-of", ""),
+            as_of_why=labels.get("reprobot.env.as-of-why", ""),
         )
 
 
@@ -98,9 +107,17 @@ def ensure_environment(
     With ``on`` (an image of the same spec built from another trusted commit), a tree whose
     manifests differ from ``on``'s is installed on top of it, as a layer of its own: the
     difference (a requirement added or changed since) comes in with network, and ``on`` is
-    returned unchanged when the manifests are the same. ``snapshot`` must be trusted."""
+    returned unchanged when the manifests are the same. ``snapshot`` must be trusted.
+
+    Packages resolve as the index stood at ``snapshot``'s commit (``resolution_date``); the
+    image serves every later tree with the same manifests, as a lock file made that day would."""
     fingerprint = manifests_fingerprint(snapshot, spec)
     keyed = fingerprint
+    as_of = resolution_moment(snapshot.commit_time(), spec.python, settings.env_as_of_commit)
+    if as_of.moment is not None:
+        # Bounded and unbounded builds of the same manifests differ; the moment itself is not
+        # part of the key, so that a later commit with the same manifests reuses the image.
+        keyed = f"{keyed}\0{DATED_RESOLVER}"
     if spec.binary_requirements:
         # The conda-name table decides what such a build installs: a change to it is a new image.
         table = json.dumps(conda_names(), sort_keys=True)
@@ -133,7 +150,7 @@ def ensure_environment(
                 f"environment (its manifests differ from {on.source_sha[:12]}'s)"
             )
             with progress.step(what, kind="environment"):
-                _build(client, parent, tag, spec, snapshot, fingerprint, settings)
+                _build(client, parent, tag, spec, snapshot, fingerprint, settings, as_of)
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
@@ -159,6 +176,7 @@ def _build(
     snapshot: RepoSnapshot,
     fingerprint: str,
     settings: Settings,
+    as_of: AsOf,
 ) -> None:
     index = host_index_settings(settings)
     job = {
@@ -174,10 +192,12 @@ def _build(
         # Index settings travel in the job file on a tmpfs, not in the container's environment:
         # a committed image keeps its build container's environment, and must not keep these.
         "pip_env": index.environment(_CA_PATH),
+        "as_of": as_of.label(),
     }
     payload = {
         "run/reprobot/build.json": json.dumps(job).encode(),
         "run/reprobot/env_build.py": script_text("env_build.py"),
+        "run/reprobot/dated_index.py": script_text("dated_index.py"),
     }
     if index.ca_bundle:
         payload["run/reprobot/ca.pem"] = index.ca_bundle
@@ -213,6 +233,11 @@ def _build(
             "reprobot.env.skipped": json.dumps(build_result.get("skipped", [])),
             "reprobot.env.relaxed": json.dumps(build_result.get("relaxed", [])),
             "reprobot.env.compiled": compiled_fingerprint(snapshot),
+            "reprobot.env.as-of": as_of.label(),
+            "reprobot.env.as-of-why": as_of.why,
+            "reprobot.env.commit-date": as_of.commit.isoformat() if as_of.commit else "",
+            "reprobot.env.resolver": DATED_RESOLVER if as_of.moment else "pip (newest releases)",
+            "reprobot.env.resolution": json.dumps(build_result.get("resolution", {})),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

@@ -30,6 +30,9 @@ class CachedImage:
     own_bytes: int  # what it adds to its parent (the base image, or the image of a layer)
     last_used: float
     created: str
+    # The moment its packages resolved at ("" when unbounded) and the resolver that did it.
+    as_of: str = ""
+    resolver: str = ""
 
 
 def _stamp_path(settings: Settings, tag: str) -> Path:
@@ -73,6 +76,7 @@ def cached_images(
             created = str(attrs.get("Created", ""))
             size = int(attrs.get("Size") or 0)
             parent = str(attrs.get("Parent") or "")
+            labels = image.labels or {}
             found.append(
                 CachedImage(
                     tag=tag,
@@ -81,6 +85,8 @@ def cached_images(
                     own_bytes=max(0, size - sizes.get(parent, 0)),
                     last_used=_last_used(settings, tag, created_epoch(created)),
                     created=created,
+                    as_of=labels.get("reprobot.env.as-of", ""),
+                    resolver=labels.get("reprobot.env.resolver", ""),
                 )
             )
     return sorted(found, key=lambda c: (c.last_used, c.tag))

@@ -7,6 +7,7 @@ import subprocess
 import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -60,6 +61,13 @@ class RepoSnapshot:
         if proc.returncode != 0 or not sha:
             raise SnapshotError(f"{ref!r} is not a commit in {path}")
         return cls(repo=repo or path.name, sha=sha, path=path, absent_ok=absent_ok)
+
+    def commit_time(self) -> datetime | None:
+        """When the commit was made (its committer date, UTC); None for a tarball's tree."""
+        if self.tarball is not None or self.path is None:
+            return None
+        out = _git(self.path, "show", "-s", "--format=%ct", self.sha).decode().strip()
+        return datetime.fromtimestamp(int(out), tz=UTC) if out.isdigit() else None
 
     def _require_path(self) -> Path:
         if self.path is None:

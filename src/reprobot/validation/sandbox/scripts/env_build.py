@@ -5,8 +5,9 @@ Installs the Debian packages the spec names (compilers and libraries for compile
 the requirements files (line by line when a whole file fails, reporting what was skipped), the
 binary-only requirements (a conda environment file's packages, each as a wheel or not at all),
 the pinned packages, the project itself, the project's build requirements (so a run
-can re-install it offline) and pytest when the project brings none. Prints its progress, then a
-last line ``REPROBOT-RESULT <json>``.
+can re-install it offline) and pytest when the project brings none. With an ``as_of`` moment,
+every pip call goes through a local index that hides what was uploaded after it
+(``dated_index.py``). Prints its progress, then a last line ``REPROBOT-RESULT <json>``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # in the container it is a module beside this one
+    from reprobot.validation.sandbox.scripts.dated_index import DatedIndex
 
 REPO = "/work/repo"
 ARTIFACTS = "/opt/reprobot/repo-build.tar"
@@ -240,6 +245,23 @@ def main() -> None:
     env = dict(os.environ)
     env.update(job.get("pip_env", {}))
     env.update(job.get("env", {}))
+    # Shipped beside this script; imported here so the host's tests can load this file alone.
+    import dated_index  # type: ignore[import-not-found]
+
+    moment = dated_index.parse_time(job.get("as_of"))
+    if moment is None:
+        return build(job, env, None)
+    upstreams = [env.get("PIP_INDEX_URL") or dated_index.default_index()] + env.get("PIP_EXTRA_INDEX_URL", "").split()
+    cafile = env.get("PIP_CERT") or env.get("SSL_CERT_FILE")
+    with dated_index.DatedIndex(upstreams, moment, dated_index.this_python(), cafile=cafile) as index:
+        # Every pip call reads these, the spec's own commands and pip's build environments too.
+        env["PIP_INDEX_URL"] = index.urls[0]
+        env["PIP_EXTRA_INDEX_URL"] = " ".join(index.urls[1:])
+        print("+ packages as of %s, through a local index bounded there" % job["as_of"], flush=True)
+        build(job, env, index)
+
+
+def build(job: dict[str, Any], env: dict[str, str], index: DatedIndex | None) -> None:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
     before = tree_files()
@@ -287,6 +309,8 @@ def main() -> None:
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
     result.update({"ok": True, "skipped": skipped, "relaxed": relaxed, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
                    "artifacts": artifacts})
+    if index is not None:
+        result["resolution"] = index.report()
     # The tree is streamed in afresh for every run; keeping it would only grow the image.
     shutil.rmtree(REPO, ignore_errors=True)
     os.makedirs(REPO)
