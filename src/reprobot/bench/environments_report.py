@@ -55,26 +55,50 @@ def environment_summary(
     images: Sequence[CachedImage],
     started_epoch: float,
 ) -> dict[str, Any]:
-    """The images the run used: each one's tag, what it adds to its base in MB, and whether it
-    was made during this run; their total; and how many were built."""
+    """The images the run used: each one's tag, what it adds to its base in MB, the moment its
+    packages resolved at, how long it took to build and whether it was made during this run;
+    their total; how many were built; and per repository, its images' disk and build time."""
     by_tag = {c.tag: c for c in images}
     used = sorted({str(r["environment"]) for r in results.values() if r.get("environment")})
-    rows = []
+    repos = {str(r["environment"]): repo_of(i) for i, r in results.items() if r.get("environment")}
+    rows: list[dict[str, Any]] = []
     for tag in used:
         image = by_tag.get(tag)
         rows.append(
             {
                 "tag": tag,
                 "mb": round(image.own_bytes / _MB) if image else None,
+                "as_of": image.as_of if image else "",
+                "build_s": image.build_s if image else None,
                 "built_this_run": bool(image and created_epoch(image.created) >= started_epoch),
             }
         )
+    per_repo: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = per_repo.setdefault(repos[row["tag"]], {"images": 0, "mb": 0, "build_s": 0.0})
+        entry["images"] += 1
+        entry["mb"] += row["mb"] or 0
+        entry["build_s"] += row["build_s"] or 0.0
     present = [by_tag[t] for t in used if t in by_tag]
     return {
         "images": rows,
         "total_mb": round(unique_bytes(present) / _MB),
         "built": sum(r["built_this_run"] for r in rows),
+        "repositories": {
+            repo: dict(entry, build_s=round(entry["build_s"], 1))
+            for repo, entry in sorted(per_repo.items())
+        },
     }
+
+
+def hand_written_pins(overlay: Mapping[str, Any]) -> list[str]:
+    """The requirements ``env_overrides.json`` adds by hand (``repo version: requirement``)."""
+    pins = []
+    for repo, versions in sorted((overlay.get("specs") or {}).items()):
+        for version, record in sorted(versions.items()):
+            for key in ("pip_packages", "replace_pins", "constraints"):
+                pins += [f"{repo} {version}: {p}" for p in record.get(key) or []]
+    return pins
 
 
 def runnable_markdown(results: Mapping[str, Mapping[str, Any]]) -> str:
@@ -94,18 +118,33 @@ def runnable_markdown(results: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def images_markdown(summary: Mapping[str, Any]) -> str:
-    """The environment images a run used (``environment_summary``)."""
+def images_markdown(summary: Mapping[str, Any], pins: Sequence[str] = ()) -> str:
+    """The environment images a run used (``environment_summary``), their cost per repository,
+    and the requirements still written by hand (``hand_written_pins``)."""
     lines = [
         "## Environment images",
         "",
         f"{len(summary['images'])} images, {summary['total_mb']} MB beyond the base images; "
         f"{summary['built']} built during this run.",
         "",
-        "| image | MB | built this run |",
-        "|---|---|---|",
+        "| repository | images | MB | build time |",
+        "|---|---|---|---|",
+    ]
+    for repo, entry in summary.get("repositories", {}).items():
+        lines.append(
+            f"| {repo} | {entry['images']} | {entry['mb']} | {entry['build_s'] / 60:.1f} min |"
+        )
+    lines += [
+        "",
+        "| image | MB | packages as of | build time | built this run |",
+        "|---|---|---|---|---|",
     ]
     for row in summary["images"]:
         mb = "gone" if row["mb"] is None else str(row["mb"])
-        lines.append(f"| `{row['tag']}` | {mb} | {'yes' if row['built_this_run'] else ''} |")
+        as_of = row.get("as_of") or "newest"
+        took = "" if row.get("build_s") is None else f"{row['build_s']:.0f} s"
+        built = "yes" if row["built_this_run"] else ""
+        lines.append(f"| `{row['tag']}` | {mb} | {as_of} | {took} | {built} |")
+    lines += ["", f"Requirements written by hand (`env_overrides.json`): {len(pins)}", ""]
+    lines += [f"- {pin}" for pin in pins]
     return "\n".join(lines) + "\n"

@@ -33,6 +33,7 @@ from reprobot.bench.drafting import (
 )
 from reprobot.bench.environments_report import (
     environment_summary,
+    hand_written_pins,
     images_markdown,
     not_runnable,
     runnable_markdown,
@@ -151,7 +152,9 @@ def _append_environments(
     summary = environment_summary(results, cached_images(ctx.client, ctx.settings), started_epoch)
     document = json.loads(paths["json"].read_text(encoding="utf-8"))
     document["environments"] = summary
-    text = images_markdown(summary)
+    pins = hand_written_pins(json.loads(default_overlay().read_text(encoding="utf-8")))
+    document["hand_written_pins"] = pins
+    text = images_markdown(summary, pins)
     if gold:
         document["runnable"] = runnable_rows(results)
         document["not_runnable"] = {

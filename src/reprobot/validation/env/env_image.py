@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,7 @@ def _build(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     build_result: dict[str, Any] = {}
     repository, _, image_tag = tag.partition(":")
+    started = time.monotonic()
 
     def commit(container: Any) -> None:
         labels = {
@@ -238,6 +240,7 @@ def _build(
             "reprobot.env.commit-date": as_of.commit.isoformat() if as_of.commit else "",
             "reprobot.env.resolver": DATED_RESOLVER if as_of.moment else "pip (newest releases)",
             "reprobot.env.resolution": json.dumps(build_result.get("resolution", {})),
+            "reprobot.env.build-seconds": f"{time.monotonic() - started:.1f}",
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

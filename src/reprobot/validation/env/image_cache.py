@@ -33,6 +33,8 @@ class CachedImage:
     # The moment its packages resolved at ("" when unbounded) and the resolver that did it.
     as_of: str = ""
     resolver: str = ""
+    # How long building it took (seconds; None for an image built before this was recorded).
+    build_s: float | None = None
 
 
 def _stamp_path(settings: Settings, tag: str) -> Path:
@@ -87,9 +89,17 @@ def cached_images(
                     created=created,
                     as_of=labels.get("reprobot.env.as-of", ""),
                     resolver=labels.get("reprobot.env.resolver", ""),
+                    build_s=_seconds(labels.get("reprobot.env.build-seconds")),
                 )
             )
     return sorted(found, key=lambda c: (c.last_used, c.tag))
+
+
+def _seconds(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
 
 
 def unique_bytes(images: Sequence[CachedImage]) -> int:
