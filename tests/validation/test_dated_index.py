@@ -236,3 +236,39 @@ def test_the_index_serves_upstream_pages_bounded() -> None:
 def test_an_unreachable_upstream_is_a_gateway_error() -> None:
     with dated_index.DatedIndex(["http://127.0.0.1:9/simple/"], MOMENT, cp39) as index:
         assert _get(index.urls[0] + "widget/")[0] == 502
+
+
+@pytest.mark.parametrize(
+    ("lines", "pins"),
+    [
+        (["Werkzeug==2.3.7"], {"werkzeug": ["2.3.7"]}),
+        (["numpy==1.17.*", "pandas>=1.0"], {"numpy": ["1.17.*"]}),
+        (["foo[bar] == 1.0 ; python_version < '3.10'"], {"foo": ["1.0"]}),
+        (["zope.interface===5.2.0  # exact"], {"zope-interface": ["5.2.0"]}),
+        (["six>=1.0,==1.16.0", "-e .", "# a==1.0", ""], {}),
+    ],
+)
+def test_exact_pins_are_read_from_requirement_lines(
+    lines: list[str], pins: dict[str, list[str]]
+) -> None:
+    assert dated_index.exact_pins(lines) == pins
+
+
+def test_a_release_pinned_exactly_is_kept_whatever_its_date() -> None:
+    page = {
+        "files": [
+            file("Werkzeug-2.2.3-py3-none-any.whl", "2023-02-14T00:00:00Z"),
+            file("Werkzeug-2.3.7-py3-none-any.whl", "2023-08-14T00:00:00Z"),
+            file("Werkzeug-2.3.8-py3-none-any.whl", "2023-11-08T00:00:00Z"),
+        ]
+    }
+    moment = datetime(2023, 3, 1, tzinfo=UTC)
+    bounded, _ = dated_index.bound_page(page, "werkzeug", moment, cp39, ("2.3.7",))
+    assert names(bounded) == [
+        "Werkzeug-2.2.3-py3-none-any.whl",
+        "Werkzeug-2.3.7-py3-none-any.whl",
+    ]
+    assert dated_index.matches("1.17.5", "1.17.*")
+    assert not dated_index.matches("1.170.0", "1.17.*")
+    assert dated_index.matches("2.0.0", "2.0")
+    assert not dated_index.matches("2.0.1", "2.0")

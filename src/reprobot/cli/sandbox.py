@@ -149,11 +149,15 @@ def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
                     "image": env.tag,
                     "spec": env.spec.model_dump(mode="json"),
                     "skipped": list(env.skipped),
+                    "as_of": env.as_of,
+                    "as_of_why": env.as_of_why,
                 }
             )
         )
     else:
         print(env.tag)
+        if env.as_of:
+            print(f"  packages as of {env.as_of} ({env.as_of_why})")
         for line in env.skipped:
             print(f"  skipped: {line}")
     return 0

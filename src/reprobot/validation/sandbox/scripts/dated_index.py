@@ -16,6 +16,9 @@ Three departures, each recorded and reported:
   first build made for this Python differs from it;
 - a project with no release at all at the moment (a requirement named later, by a pin of the
   benchmark's or a tool's) gets its first installable release.
+
+A release the build names exactly (``name==1.2``, ``name==1.2.*``) is never hidden: a pin says
+which release was meant, whenever it was uploaded.
 """
 
 from __future__ import annotations
@@ -77,6 +80,20 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+_EXACT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*===?\s*([^\s;,#]+)\s*(?:[;#].*)?$")
+
+
+def exact_pins(lines: List[str]) -> Dict[str, List[str]]:
+    """The releases requirement ``lines`` name exactly (``name==1.2``, ``name[x]==1.2.*``), by
+    normalized project name; a line with a range or several specifiers names none."""
+    pins: Dict[str, List[str]] = {}
+    for line in lines:
+        match = _EXACT.match(line)
+        if match:
+            pins.setdefault(_normalize(match.group(1)), []).append(match.group(2))
+    return pins
+
+
 def file_version(filename: str, project: str) -> Optional[str]:
     """The release a distribution file belongs to, read from its name."""
     if filename.endswith(".whl"):
@@ -106,15 +123,28 @@ class Bounded:
         self.admitted: Optional[str] = None  # a release let through for its wheel
 
 
+def matches(version: str, pattern: str) -> bool:
+    """Whether ``version`` is the release ``pattern`` pins (``1.2``, ``1.2.0`` or ``1.2.*``)."""
+    if pattern.endswith(".*"):
+        return (version + ".").startswith(pattern[:-1])
+    return _release_key(version) == _release_key(pattern)
+
+
+def _release_key(version: str) -> str:
+    return re.sub(r"(\.0+)+$", "", version.strip().lower())
+
+
 def bound_page(
     page: Dict[str, Any],
     project: str,
     moment: datetime,
     compatible: Callable[[Tag], bool],
+    pinned: Tuple[str, ...] = (),
 ) -> Tuple[Dict[str, Any], Bounded]:
     """``page`` (a PEP 691 project page) without the files uploaded after ``moment``.
 
-    ``compatible`` says whether this Python installs a wheel of a tag. A file with no upload
+    ``compatible`` says whether this Python installs a wheel of a tag; ``pinned`` are the
+    version patterns the build names exactly, kept whatever their date. A file with no upload
     time is kept; a page none of whose files has one is kept whole (``unbounded``)."""
     files = [f for f in page.get("files", []) if isinstance(f, dict)]
     note = Bounded()
@@ -122,8 +152,13 @@ def bound_page(
     if files and all(t is None for _, t in timed):
         note.unbounded = True
         return page, note
-    kept = [f for f, t in timed if t is None or t <= moment]
-    later = [(f, t) for f, t in timed if t is not None and t > moment]
+
+    def named(file: Dict[str, Any]) -> bool:
+        version = file_version(str(file.get("filename", "")), project)
+        return version is not None and any(matches(version, p) for p in pinned)
+
+    kept = [f for f, t in timed if t is None or t <= moment or named(f)]
+    later = [(f, t) for f, t in timed if t is not None and t > moment and not named(f)]
     if not any(_installs(f, compatible, platform_only=False) for f in kept):
         built = [(t, f) for f, t in later if _installs(f, compatible, platform_only=True)]
         if not built and not any(not f.get("yanked") for f in kept):
@@ -231,7 +266,9 @@ class DatedIndex:
         compatible: Callable[[Tag], bool],
         timeout: float = 60.0,
         cafile: Optional[str] = None,
+        pinned: Optional[Dict[str, List[str]]] = None,
     ) -> None:
+        self.pinned = {_normalize(k): tuple(v) for k, v in (pinned or {}).items()}
         # The CA bundle pip is given (a local CA in front of the index) must be trusted here too.
         self.context = ssl.create_default_context(cafile=cafile or None)
         self.upstreams = [u if u.endswith("/") else u + "/" for u in upstreams]
@@ -308,7 +345,13 @@ class DatedIndex:
             return _answer(handler, 502, "text/plain", b"upstream gave invalid JSON\n")
         if not isinstance(page, dict):
             return _answer(handler, 502, "text/plain", b"upstream gave no project page\n")
-        bounded, note = bound_page(absolute_urls(page, where), project, self.moment, self.compatible)
+        bounded, note = bound_page(
+            absolute_urls(page, where),
+            project,
+            self.moment,
+            self.compatible,
+            self.pinned.get(_normalize(project), ()),
+        )
         with self.lock:
             self.projects += 1
             self.hidden += note.hidden

@@ -131,6 +131,20 @@ def install_binary(path: str, names: dict[str, str], env: dict[str, str], skippe
             skipped.append("%s: %s (no wheel for this Python)" % (path, line))
 
 
+def requirement_lines(job: dict[str, Any]) -> list[str]:
+    """Every requirement the build names: the pins, and the lines of its requirement files."""
+    lines = list(job.get("pip_packages", []))
+    for path in list(job.get("requirements", [])) + list(job.get("binary_requirements", [])):
+        if not os.path.exists(os.path.join(REPO, path)):
+            continue
+        if path.endswith((".yml", ".yaml")):
+            lines += conda_requirements(path, job.get("conda_names", {}))
+            continue
+        with open(os.path.join(REPO, path)) as fh:
+            lines += [ln.split(" #", 1)[0].strip() for ln in fh]
+    return lines
+
+
 def relaxed_pin(pin: str) -> str | None:
     """``name==1.16.0`` → ``name>=1.16.0,<2``: the same major release, later builds allowed."""
     match = re.match(r"^([A-Za-z0-9_.\-]+(?:\[[^\]]*\])?)==(\d+)((?:\.[0-9A-Za-z]+)*)$", pin.strip())
@@ -253,7 +267,8 @@ def main() -> None:
         return build(job, env, None)
     upstreams = [env.get("PIP_INDEX_URL") or dated_index.default_index()] + env.get("PIP_EXTRA_INDEX_URL", "").split()
     cafile = env.get("PIP_CERT") or env.get("SSL_CERT_FILE")
-    with dated_index.DatedIndex(upstreams, moment, dated_index.this_python(), cafile=cafile) as index:
+    pinned = dated_index.exact_pins(requirement_lines(job))
+    with dated_index.DatedIndex(upstreams, moment, dated_index.this_python(), cafile=cafile, pinned=pinned) as index:
         # Every pip call reads these, the spec's own commands and pip's build environments too.
         env["PIP_INDEX_URL"] = index.urls[0]
         env["PIP_EXTRA_INDEX_URL"] = " ".join(index.urls[1:])
