@@ -39,10 +39,9 @@ from reprobot.bench.executor import write_run_log
 from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
-from reprobot.validation.env.base_image import ensure_base_image, image_exists
-from reprobot.validation.env.env_image import EnvImage, ensure_environment, repo_slug
-from reprobot.validation.env.envspec import EnvSpec, environment_key, manifests_fingerprint
-from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX
+from reprobot.validation.env.base_image import image_exists
+from reprobot.validation.env.env_image import EnvImage, ensure_environment, environment_tag
+from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.errors import ImageBuildError, ReprobotError
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.sandbox.container import connect
@@ -208,10 +207,7 @@ def _environment(
     result: Result,
 ) -> EnvImage:
     # The tag ensure_environment will use, to tell a fresh build from a cached image.
-    base = ensure_base_image(client, spec.python, settings)
-    base_id = str(client.images.get(base).id)
-    key = environment_key(spec, manifests_fingerprint(trusted, spec), base_id)
-    tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(trusted.repo)}:{key}"
+    tag = environment_tag(client, spec, trusted, settings)
     result.env_cached = image_exists(client, tag)
     result.env_log = str(env_log_path(settings, tag))
     env = ensure_environment(client, spec, trusted, settings)

@@ -11,7 +11,11 @@ import docker
 import pytest
 
 from reprobot.settings import Settings
-from reprobot.validation.env.env_image import DATED_RESOLVER, ensure_environment
+from reprobot.validation.env.env_image import (
+    DATED_RESOLVER,
+    ensure_environment,
+    environment_tag,
+)
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.env.image_cache import cached_images
 from reprobot.validation.results.testrun import Outcome
@@ -70,8 +74,10 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
         )
         dated = settings.model_copy(update={"pip_extra_index_urls": [index.url]})
         try:
+            planned = environment_tag(docker_client, spec, snapshot, dated)
             env = ensure_environment(docker_client, spec, snapshot, dated)
             made.append(env.tag)
+            assert env.tag == planned
             assert env.as_of == "2023-03-02T12:00:00Z"
             assert env.as_of_why == "the commit's date"
             labels = docker_client.images.get(env.tag).labels
@@ -88,10 +94,16 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
             )
             unbounded = ensure_environment(docker_client, spec, snapshot, newest)
             made.append(unbounded.tag)
+            assert unbounded.tag == environment_tag(docker_client, spec, snapshot, newest)
             assert unbounded.tag != env.tag
             assert unbounded.as_of == ""
             broken = run_tests(docker_client, unbounded, snapshot, selection=[TEST_ID])
             assert broken.outcomes[TEST_ID] is not Outcome.PASSED
+            # A conda environment file's build is keyed by the date bound too.
+            conda = spec.model_copy(update={"binary_requirements": ("ci/environment.yml",)})
+            assert environment_tag(docker_client, conda, snapshot, dated) != environment_tag(
+                docker_client, conda, snapshot, newest
+            )
         finally:
             for tag in reversed(made):
                 docker_client.images.remove(tag, force=True)

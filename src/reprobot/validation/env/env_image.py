@@ -113,16 +113,8 @@ def ensure_environment(
     Packages resolve as the index stood at ``snapshot``'s commit (``resolution_date``); the
     image serves every later tree with the same manifests, as a lock file made that day would."""
     fingerprint = manifests_fingerprint(snapshot, spec)
-    keyed = fingerprint
     as_of = resolution_moment(snapshot.commit_time(), spec.python, settings.env_as_of_commit)
-    if as_of.moment is not None:
-        # Bounded and unbounded builds of the same manifests differ; the moment itself is not
-        # part of the key, so that a later commit with the same manifests reuses the image.
-        keyed = f"{keyed}\0{DATED_RESOLVER}"
-    if spec.binary_requirements:
-        # The conda-name table decides what such a build installs: a change to it is a new image.
-        table = json.dumps(conda_names(), sort_keys=True)
-        keyed = hashlib.sha256(f"{fingerprint}\0{table}".encode()).hexdigest()
+    keyed = _content_key(spec, fingerprint, as_of)
     if on is not None and on.spec != spec:
         raise ValueError("an environment layer must keep the spec of the image below it")
     if on is not None:
@@ -155,6 +147,32 @@ def ensure_environment(
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
+
+
+def _content_key(spec: EnvSpec, fingerprint: str, as_of: AsOf) -> str:
+    """What, besides the spec and the image below, decides what a build installs."""
+    keyed = fingerprint
+    if spec.binary_requirements:
+        # The conda-name table decides what such a build installs: a change to it is a new image.
+        table = json.dumps(conda_names(), sort_keys=True)
+        keyed = hashlib.sha256(f"{fingerprint}\0{table}".encode()).hexdigest()
+    if as_of.moment is not None:
+        # Bounded and unbounded builds of the same manifests differ; the moment itself is not
+        # part of the key, so that a later commit with the same manifests reuses the image.
+        keyed = f"{keyed}\0{DATED_RESOLVER}"
+    return keyed
+
+
+def environment_tag(
+    client: docker.DockerClient, spec: EnvSpec, snapshot: RepoSnapshot, settings: Settings
+) -> str:
+    """The tag ``ensure_environment`` gives the environment of ``spec`` built from ``snapshot``
+    (not a layer), built or not; the base image is made when missing."""
+    as_of = resolution_moment(snapshot.commit_time(), spec.python, settings.env_as_of_commit)
+    keyed = _content_key(spec, manifests_fingerprint(snapshot, spec), as_of)
+    base = ensure_base_image(client, spec.python, settings)
+    key = environment_key(spec, keyed, client.images.get(base).id or base)
+    return f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
 
 
 def parse_build_result(output: bytes) -> dict[str, Any] | None:
