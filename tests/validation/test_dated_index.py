@@ -228,6 +228,7 @@ def test_the_index_serves_upstream_pages_bounded() -> None:
                 "hidden_files": 1,
                 "unbounded": ["legacy"],
                 "admitted": {},
+                "pinned_later": {},
             }
         # The index asked its upstream for the JSON form.
         assert "/simple/widget/" in upstream.requests
@@ -263,11 +264,12 @@ def test_a_release_pinned_exactly_is_kept_whatever_its_date() -> None:
         ]
     }
     moment = datetime(2023, 3, 1, tzinfo=UTC)
-    bounded, _ = dated_index.bound_page(page, "werkzeug", moment, cp39, ("2.3.7",))
+    bounded, note = dated_index.bound_page(page, "werkzeug", moment, cp39, ("2.3.7",))
     assert names(bounded) == [
         "Werkzeug-2.2.3-py3-none-any.whl",
         "Werkzeug-2.3.7-py3-none-any.whl",
     ]
+    assert note.pinned_later == datetime(2023, 8, 14, tzinfo=UTC)
     assert dated_index.matches("1.17.5", "1.17.*")
     assert not dated_index.matches("1.170.0", "1.17.*")
     assert dated_index.matches("2.0.0", "2.0")

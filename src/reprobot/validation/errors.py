@@ -20,8 +20,11 @@ class SnapshotError(ReprobotError):
 class ImageBuildError(ReprobotError):
     """Building a base or environment image failed; ``log_path`` holds the full build log."""
 
-    def __init__(self, message: str, log_path: Path | None = None) -> None:
+    def __init__(self, message: str, log_path: Path | None = None, pinned_later: str = "") -> None:
         self.log_path = log_path
+        # The upload time of the newest release the build pins exactly, when it is later than
+        # the moment the build resolved at (ISO 8601; "" when none).
+        self.pinned_later = pinned_later
         suffix = f" (build log: {log_path})" if log_path else ""
         super().__init__(f"{message}{suffix}")
 

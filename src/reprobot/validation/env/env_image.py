@@ -33,7 +33,7 @@ from reprobot.validation.env.envspec import (
 )
 from reprobot.validation.env.image_cache import ENV_REPOSITORY_PREFIX, mark_used, prune
 from reprobot.validation.env.pipconf import host_index_settings
-from reprobot.validation.env.resolution_date import AsOf, resolution_moment
+from reprobot.validation.env.resolution_date import AsOf, parse_moment, resolution_moment
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.sandbox.container import ContainerSpec, run_container
 from reprobot.validation.sandbox.scripts import script_text
@@ -143,10 +143,31 @@ def ensure_environment(
                 f"environment (its manifests differ from {on.source_sha[:12]}'s)"
             )
             with progress.step(what, kind="environment"):
-                _build(client, parent, tag, spec, snapshot, fingerprint, settings, as_of)
+                try:
+                    _build(client, parent, tag, spec, snapshot, fingerprint, settings, as_of)
+                except ImageBuildError as exc:
+                    later = pinned_moment(as_of, exc)
+                    if later is None:
+                        raise
+                    log.info("env_image.rebuild_as_of_pins", tag=tag, as_of=later.label())
+                    _build(client, parent, tag, spec, snapshot, fingerprint, settings, later)
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
+
+
+def pinned_moment(as_of: AsOf, failure: ImageBuildError) -> AsOf | None:
+    """The moment to build again at when a build as of ``as_of`` failed while pinning releases
+    uploaded after it: a pin list made later than the commit (the benchmark's are) may need
+    the later releases of their own requirements too. None when that is not the case."""
+    later = parse_moment(failure.pinned_later)
+    if as_of.moment is None or later is None or later <= as_of.moment:
+        return None
+    why = (
+        f"the newest release the build pins exactly: as of {as_of.label()} "
+        f"({as_of.why}) the build failed"
+    )
+    return AsOf(later, as_of.commit, why)
 
 
 def _content_key(spec: EnvSpec, fingerprint: str, as_of: AsOf) -> str:
@@ -289,5 +310,7 @@ def _build(
         raise ImageBuildError(f"building {tag} timed out", log_path)
     if not image_exists(client, tag):
         reason = build_result.get("error") or f"the build exited with {result.exit_code}"
-        raise ImageBuildError(f"building {tag} failed: {reason}", log_path)
+        pinned = (build_result.get("resolution") or {}).get("pinned_later") or {}
+        latest = max((str(t) for t in pinned.values()), default="")
+        raise ImageBuildError(f"building {tag} failed: {reason}", log_path, pinned_later=latest)
     log.info("env_image.built", tag=tag, seconds=round(result.duration_s, 1), log=str(log_path))

@@ -52,3 +52,14 @@ def resolution_moment(commit: datetime | None, python: str, enabled: bool = True
     if floor is not None and floor > moment:
         return AsOf(floor, commit, f"the first wheels for Python {python} (the commit is older)")
     return AsOf(moment, commit, "the commit's date")
+
+
+def parse_moment(text: str) -> datetime | None:
+    """An ISO 8601 time as written in labels (``2023-08-14T00:00:00Z``), or None."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+    except ValueError:
+        return None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment

@@ -121,6 +121,7 @@ class Bounded:
         self.hidden = 0
         self.unbounded = False
         self.admitted: Optional[str] = None  # a release let through for its wheel
+        self.pinned_later: Optional[datetime] = None  # a pinned release uploaded after the moment
 
 
 def matches(version: str, pattern: str) -> bool:
@@ -158,6 +159,8 @@ def bound_page(
         return version is not None and any(matches(version, p) for p in pinned)
 
     kept = [f for f, t in timed if t is None or t <= moment or named(f)]
+    pinned_later = [t for f, t in timed if t is not None and t > moment and named(f)]
+    note.pinned_later = max(pinned_later) if pinned_later else None
     later = [(f, t) for f, t in timed if t is not None and t > moment and not named(f)]
     if not any(_installs(f, compatible, platform_only=False) for f in kept):
         built = [(t, f) for f, t in later if _installs(f, compatible, platform_only=True)]
@@ -278,6 +281,7 @@ class DatedIndex:
         self.lock = threading.Lock()
         self.unbounded: Set[str] = set()
         self.admitted: Dict[str, str] = {}
+        self.pinned_later: Dict[str, datetime] = {}
         self.hidden = 0
         self.projects = 0
         index = self
@@ -313,6 +317,11 @@ class DatedIndex:
                 "hidden_files": self.hidden,
                 "unbounded": sorted(self.unbounded),
                 "admitted": dict(sorted(self.admitted.items())),
+                # Releases the build pins exactly that came out after the moment: a pin list made
+                # later than the commit (the benchmark's), whose own requirements may be later too.
+                "pinned_later": {
+                    k: v.strftime("%Y-%m-%dT%H:%M:%SZ") for k, v in sorted(self.pinned_later.items())
+                },
             }
 
     def serve(self, handler: BaseHTTPRequestHandler) -> None:
@@ -359,6 +368,8 @@ class DatedIndex:
                 self.unbounded.add(project)
             if note.admitted:
                 self.admitted[project] = note.admitted
+            if note.pinned_later:
+                self.pinned_later[project] = note.pinned_later
         _answer(handler, 200, JSON_TYPE, json.dumps(bounded).encode())
 
 

@@ -20,10 +20,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # in the container it is a module beside this one
-    from reprobot.validation.sandbox.scripts.dated_index import DatedIndex
+from typing import Any
 
 REPO = "/work/repo"
 ARTIFACTS = "/opt/reprobot/repo-build.tar"
@@ -264,7 +261,7 @@ def main() -> None:
 
     moment = dated_index.parse_time(job.get("as_of"))
     if moment is None:
-        return build(job, env, None)
+        return finish(build(job, env))
     upstreams = [env.get("PIP_INDEX_URL") or dated_index.default_index()] + env.get("PIP_EXTRA_INDEX_URL", "").split()
     cafile = env.get("PIP_CERT") or env.get("SSL_CERT_FILE")
     pinned = dated_index.exact_pins(requirement_lines(job))
@@ -273,10 +270,13 @@ def main() -> None:
         env["PIP_INDEX_URL"] = index.urls[0]
         env["PIP_EXTRA_INDEX_URL"] = " ".join(index.urls[1:])
         print("+ packages as of %s, through a local index bounded there" % job["as_of"], flush=True)
-        build(job, env, index)
+        result = build(job, env)
+        # Also when the build failed: what the date hid or let through may be why.
+        result["resolution"] = index.report()
+    finish(result)
 
 
-def build(job: dict[str, Any], env: dict[str, str], index: DatedIndex | None) -> None:
+def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
     before = tree_files()
@@ -287,14 +287,14 @@ def build(job: dict[str, Any], env: dict[str, str], index: DatedIndex | None) ->
         env["PIP_CONSTRAINT"] = CONSTRAINTS
     if job.get("system_packages") and not apt_install(list(job["system_packages"]), env):
         result["error"] = "installing the system packages failed: %s" % " ".join(job["system_packages"])
-        return finish(result)
+        return result
     pretend = env.get("SETUPTOOLS_SCM_PRETEND_VERSION")
     if pretend and pin_versioneer(pretend):
         print("+ versioneer: version %s written for this build" % pretend, flush=True)
     for cmd in job.get("pre_install", []):
         if sh(cmd, env) != 0:
             result["error"] = "pre-install command failed: %s" % cmd
-            return finish(result)
+            return result
     for req in job.get("requirements", []):
         if os.path.exists(os.path.join(REPO, req)):
             install_requirements(req, env, skipped)
@@ -310,26 +310,24 @@ def build(job: dict[str, Any], env: dict[str, str], index: DatedIndex | None) ->
         if failed:
             result["error"] = "installing the pinned packages failed: %s" % " ".join(failed)
             result["relaxed"] = relaxed
-            return finish(result)
+            return result
     if sh(job["install"], env) != 0:
         result["error"] = "the install command failed: %s" % job["install"]
-        return finish(result)
+        return result
     requires = build_requires()
     if requires and pip(requires, env) != 0:
         skipped.append("build requirements: %s" % " ".join(requires))
     if subprocess.call([sys.executable, "-c", "import pytest"], cwd="/") != 0 and pip(["pytest"], env) != 0:
         result["error"] = "pytest could not be installed"
-        return finish(result)
+        return result
     artifacts = save_artifacts(before)
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
     result.update({"ok": True, "skipped": skipped, "relaxed": relaxed, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
                    "artifacts": artifacts})
-    if index is not None:
-        result["resolution"] = index.report()
     # The tree is streamed in afresh for every run; keeping it would only grow the image.
     shutil.rmtree(REPO, ignore_errors=True)
     os.makedirs(REPO)
-    finish(result)
+    return result
 
 
 def finish(result: dict[str, object]) -> None:
