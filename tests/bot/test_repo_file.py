@@ -256,9 +256,19 @@ def test_any_reported_runner_and_system_packages_can_be_named() -> None:
     assert spec.system_packages == ("g++", "gfortran", "libhdf5-dev")
 
 
+def test_warm_up_commands_reach_the_environment() -> None:
+    config = parse_repo_config(
+        "warm_commands:\n  - python -m pytest --collect-only -q\n  - python -c 'import pkg'\n"
+    ).config
+    spec = env_spec_for(config, DETECTED, WorkflowHints())
+    assert spec.warm == ("python -m pytest --collect-only -q", "python -c 'import pkg'")
+    assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints()).warm == ()
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
+        ("warm_commands: ['']\n", "warm_commands[0]: String should have at least 1 character"),
         ("test_command: tox -e py311\n", "not a runner Reprobot reads outcomes from"),
         ("system_packages: ['gcc; curl evil']\n", "system_packages[0]: String should match"),
     ],

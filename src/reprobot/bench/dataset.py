@@ -277,6 +277,7 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
         test_cmd=pytest_test_command(str(record.get("test_cmd") or "pytest")),
         env=env,
         notes=strings("notes"),
+        warm=strings("warm"),
     )
 
 

@@ -62,6 +62,9 @@ class RepoConfig(BaseModel):
     # Debian packages the build of the project's extensions needs (g++, gfortran, libxyz-dev);
     # added to what is detected, installed in the environment image only.
     system_packages: tuple[DebianPackage, ...] = ()
+    # Commands that fetch what the tests download at start-up (data files, caches), run once
+    # in the environment's build with network; the offline runs start with what they fetched.
+    warm_commands: tuple[Command, ...] = ()
     test_paths: tuple[str, ...] = ()
     labels: LabelNames = LabelNames()
     events: EventSwitches = EventSwitches()
@@ -281,6 +284,7 @@ def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) ->
             "install": config.install or detected.install,
             "test_cmd": config.test_command or hinted_cmd or detected.test_cmd,
             "system_packages": tuple(sorted({*detected.system_packages, *config.system_packages})),
+            "warm": config.warm_commands or detected.warm,
         }
     )
     # model_copy does not validate; a round trip through the model does.

@@ -228,6 +228,7 @@ def _build(
         "binary_requirements": list(spec.binary_requirements),
         "conda_names": conda_names(),
         "install": spec.install,
+        "warm": list(spec.warm),
         "env": spec.env,
         # Index settings travel in the job file on a tmpfs, not in the container's environment:
         # a committed image keeps its build container's environment, and must not keep these.
@@ -280,6 +281,7 @@ def _build(
             "reprobot.env.resolver": DATED_RESOLVER if as_of.moment else "pip (newest releases)",
             "reprobot.env.resolution": json.dumps(build_result.get("resolution", {})),
             "reprobot.env.build-seconds": f"{time.monotonic() - started:.1f}",
+            "reprobot.env.warm": json.dumps(build_result.get("warm", [])),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

@@ -56,6 +56,12 @@ class EnvSpec(BaseModel):
     notes: tuple[str, ...] = Field(
         default=(), description="why the spec departs from its source (a Python substituted, ...)"
     )
+    warm: tuple[str, ...] = Field(
+        default=(),
+        description="shell commands run once at the end of the build, with network, as the "
+        "sandbox user: what they download into its home (a project's data files and caches, "
+        "fetched at test start-up) is there for every offline run",
+    )
 
     def canonical_json(self) -> str:
         data = self.model_dump(mode="json")
@@ -67,7 +73,7 @@ class EnvSpec(BaseModel):
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
-_LATER_FIELDS = ("system_packages", "constraints", "binary_requirements", "notes")
+_LATER_FIELDS = ("system_packages", "constraints", "binary_requirements", "notes", "warm")
 
 
 def is_manifest(path: str) -> bool:

@@ -23,6 +23,10 @@ import tarfile
 from typing import Any
 
 REPO = "/work/repo"
+# The sandbox user's home as the warm-up commands left it; every run starts with a copy.
+HOME_SEED = "/opt/reprobot/home"
+SANDBOX_UID = 1000
+WARM_TIMEOUT_S = 900
 ARTIFACTS = "/opt/reprobot/repo-build.tar"
 CONSTRAINTS = "/run/reprobot/constraints.txt"
 
@@ -321,6 +325,8 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
         result["error"] = "pytest could not be installed"
         return result
     artifacts = save_artifacts(before)
+    if job.get("warm"):
+        result["warm"] = warm(list(job["warm"]), env)
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
     result.update({"ok": True, "skipped": skipped, "relaxed": relaxed, "editable": editable_install(), "freeze": freeze.stdout.splitlines(),
                    "artifacts": artifacts})
@@ -328,6 +334,32 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     shutil.rmtree(REPO, ignore_errors=True)
     os.makedirs(REPO)
     return result
+
+
+def _as_sandbox_user() -> None:
+    os.setgroups([])
+    os.setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+
+
+def warm(commands: list[str], env: dict[str, str]) -> list[dict[str, object]]:
+    """Run ``commands`` as the sandbox user, with network, in a home of their own that the image
+    keeps: what the project fetches at test start-up (data files, caches) is then there for every
+    offline run, which starts with a copy of it. A command that fails is reported, never fatal:
+    the runs will tell whether what it should have fetched is missing."""
+    os.makedirs(HOME_SEED, exist_ok=True)
+    os.chown(HOME_SEED, SANDBOX_UID, SANDBOX_UID)
+    user_env = dict(env, HOME=HOME_SEED)
+    done: list[dict[str, object]] = []
+    for cmd in commands:
+        print("+ (warm, as the sandbox user) " + cmd, flush=True)
+        try:
+            code = subprocess.call(cmd, shell=True, cwd=REPO, env=user_env, preexec_fn=_as_sandbox_user,
+                                   timeout=WARM_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            code = -9
+        done.append({"command": cmd, "exit": code})
+    return done
 
 
 def finish(result: dict[str, object]) -> None:

@@ -42,6 +42,7 @@ TOOLS = "/work/.runner"  # read-only for the sandbox user: tools and the pytest 
 PLUGIN_DIR = TOOLS + "/plugin"
 OVERLAY = "/work/.overlay"
 HOME = "/work/home"
+HOME_SEED = "/opt/reprobot/home"
 SANDBOX_UID = 1000
 LOG_HEAD = 20000
 LOG_TAIL = 180000
@@ -418,6 +419,10 @@ def main() -> None:
     env.update(job.get("env", {}))
     env.update({"PIP_NO_INDEX": "1", "PYTHONDONTWRITEBYTECODE": "1", "GIT_CONFIG_NOSYSTEM": "1", "HOME": HOME})
     as_sandbox_user(["mkdir", "-p", OUT, HOME], env, 60, cwd=WORK)
+    if os.path.isdir(HOME_SEED):
+        # What the environment's warm-up fetched into the sandbox user's home (data files,
+        # caches): each run starts with its own copy, which it may change.
+        as_sandbox_user(["cp", "-a", HOME_SEED + "/.", HOME], env, 300, cwd=WORK)
     if not job.get("reinstall") and os.path.exists("/opt/reprobot/repo-build.tar"):
         # The image's build artifacts (egg-info, generated version files) go back next to the
         # fresh tree unless the run re-installs.
