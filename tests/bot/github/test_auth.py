@@ -217,6 +217,21 @@ def test_a_rejected_cached_token_is_dropped_and_renewed_once(
     assert len(server.tokens) == 2
 
 
+def test_a_mutation_whose_token_was_revoked_is_sent_again_with_a_new_one(
+    server: GitHubServer, app: GitHubApp
+) -> None:
+    # The mutation holds the installation's queue of mutations while its answer, a 401, makes
+    # it mint a new token: a POST too, which must not wait behind the request it serves.
+    for attempt in range(3):
+        auth = app.installation(INSTALLATION, REPO, REPRODUCE_PERMISSIONS)
+        api = RepoAPI(app.client_for(auth), REPO, APP_ID)
+        rejected = auth.token
+        server.expire_tokens()
+        api.add_label(1, f"seen-{attempt}")
+        assert auth.token.token != rejected.token
+    assert {"seen-0", "seen-1", "seen-2"} <= set(server.issue_labels(REPO, 1))
+
+
 def test_a_token_rejected_again_after_renewal_is_an_error(
     server: GitHubServer, app: GitHubApp
 ) -> None:

@@ -84,6 +84,10 @@ class GitHubApp:
         self._private_key = private_key
         self._retry = retry or RetryPolicy()
         self._throttler = throttler or MutationThrottler()
+        # Requests made as the App itself (minting tokens) are another identity's and queue
+        # apart: a job's mutation whose token was revoked mints a new one while it holds the
+        # installation's queue, and would wait on itself forever in the same one.
+        self._app_throttler = MutationThrottler(self._throttler.pause_s)
         self._timeout_s = timeout_s
         self._transport = transport
         self._clock = clock
@@ -126,14 +130,14 @@ class GitHubApp:
             transport=transport,
         )
 
-    def _github(self, auth: Any) -> GitHub[Any]:
+    def _github(self, auth: Any, throttler: MutationThrottler | None = None) -> GitHub[Any]:
         return GitHub(
             auth,
             base_url=self.api_url,
             timeout=self._timeout_s,
             transport=self._transport,
             auto_retry=self._retry,
-            throttler=self._throttler,
+            throttler=throttler or self._throttler,
             user_agent=f"reprobot (app {self.app_id})",
             # githubkit's HTTP cache (hishel) drops the request's timeout on the way to the
             # connection, so a stalled answer would hold a worker forever; it also keeps every
@@ -144,7 +148,9 @@ class GitHubApp:
 
     def app_client(self) -> GitHub[Any]:
         """A client authenticated as the App itself (a short-lived JWT signed with its key)."""
-        return self._github(AppAuthStrategy(str(self.app_id), self._private_key))
+        return self._github(
+            AppAuthStrategy(str(self.app_id), self._private_key), self._app_throttler
+        )
 
     def token(
         self, installation_id: int, repo: str, permissions: Mapping[str, str]
