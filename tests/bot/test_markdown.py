@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from reprobot.bot.render.markdown import (
     COMMENT_LIMIT,
     fence,
@@ -9,7 +11,7 @@ from reprobot.bot.render.markdown import (
     neutralize_mentions,
     trim,
 )
-from reprobot.bot.render.verdict import render_verdict
+from reprobot.bot.render.verdict import kind_text, render_verdict
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import grade
@@ -74,3 +76,24 @@ def test_huge_output_stays_under_the_limit() -> None:
     body = render_verdict(grade(before, after, Patch(FIX), {}, {}, "a" * 40, None))
     assert len(body) <= COMMENT_LIMIT
     assert "… and 1970 more" in body
+
+
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("F->P", "fail → pass (reproduced, then fixed)"),
+        ("P->P", "pass → pass"),
+        ("P->E", "pass → error (broken by the fix)"),
+        ("F->S", "fail → skipped (skipped with the change: not run, so not a pass)"),
+        ("S->P", "skipped → pass (skipped before the change)"),
+        ("S->S", "skipped → skipped (never run)"),
+        ("E->E", "error → error"),
+        ("X->P", "X->P"),
+    ],
+)
+def test_every_transition_has_words(kind: str, words: str) -> None:
+    assert kind_text(kind) == words
+    # Every pair of sides a verdict can count is worded.
+    for before in "PFES":
+        for after in "PFES":
+            assert "->" not in kind_text(f"{before}->{after}")

@@ -179,6 +179,12 @@ def test_own_tests_that_reproduce_nothing_or_break() -> None:
 
 def test_own_tests_that_could_not_run() -> None:
     assert "could not run them" in _report([], OwnTests(("tests/test_m.py",), None)).comment
+    deleted = OwnTests(
+        ("tests/test_m.py",), None, note="deletes `tests/test_m.py` and adds no test"
+    )
+    comment = _report([], deleted).comment
+    assert "This pull request deletes `tests/test_m.py` and adds no test." in comment
+    assert "could not run them" not in comment
     report = _report([], OwnTests(("tests/test_m.py",), INCONCLUSIVE))
     assert "could not be compared before and after the change" in report.comment
     assert "- `test.diff does not apply before the fix`" in report.comment

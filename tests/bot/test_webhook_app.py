@@ -198,7 +198,12 @@ def test_deliveries_without_work(client: TestClient, ctx: AppContext) -> None:
         status, answer = post(client, event, data)
         assert (status, answer["jobs"]) == (202, []), (event, answer)
     assert ctx.ledger.jobs() == []
-    assert len(deliveries(ctx)) == len(cases)
+    # Every delivery of an event Reprobot acts on is kept; the push, which it never acts on,
+    # is answered and forgotten.
+    assert len(deliveries(ctx)) == len(cases) - 1
+    status, answer = post(client, "star", {"action": "created", "starred_at": None})
+    assert (status, answer["note"]) == (202, "star is not an event Reprobot acts on")
+    assert len(deliveries(ctx)) == len(cases) - 1
 
 
 def test_commands_and_reruns(client: TestClient, ctx: AppContext) -> None:

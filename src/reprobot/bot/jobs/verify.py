@@ -262,19 +262,30 @@ def _own_tests(
     if change is None:
         return OwnTests((), None)
     files = change.files
+    conftests = {f for f in files if f.rsplit("/", 1)[-1] == "conftest.py"}
     tests = set(test_modules(change))
     tests |= {
         f
         for f in files
         if f.endswith(".py") and any(f.startswith(p.rstrip("/") + "/") for p in test_paths)
     }
-    tests |= {f for f in files if f.rsplit("/", 1)[-1] == "conftest.py"}
-    if not tests - {f for f in tests if f.rsplit("/", 1)[-1] == "conftest.py"}:
+    tests -= conftests
+    deleted = tests & set(change.deleted_files)
+    kept = tests - deleted
+    if not tests and not conftests:
         return OwnTests((), None)
-    test_patch = change.without_files([f for f in files if f not in tests])
-    code_patch = change.without_files(sorted(tests))
+    listed = tuple(sorted(tests | conftests))
+    if not kept:
+        what = (
+            f"deletes {_names(deleted)} and adds or changes no test"
+            if deleted
+            else f"changes how its tests run ({_names(conftests)}) but no test"
+        )
+        return OwnTests(listed, None, note=what)
+    test_patch = change.without_files([f for f in files if f not in kept | conftests])
+    code_patch = change.without_files(sorted(tests | conftests))
     if not code_patch.files:
-        return OwnTests(tuple(sorted(tests)), None)
+        return OwnTests(listed, None, note="changes tests and no other code to run them against")
     # Only whether the pull request brings a reproducing test: its own tests are the subject
     # here, so the project's other tests are not run as a guard a second time.
     verdict = verify(
@@ -287,4 +298,10 @@ def _own_tests(
         progress=progress,
         guard=False,
     )
-    return OwnTests(tuple(sorted(tests)), verdict)
+    return OwnTests(listed, verdict)
+
+
+def _names(paths: set[str]) -> str:
+    shown = [inline_code(p) for p in sorted(paths)[:5]]
+    more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+    return ", ".join(shown) + more

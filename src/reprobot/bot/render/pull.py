@@ -53,6 +53,9 @@ class OwnTests:
 
     test_files: tuple[str, ...]
     verdict: Verdict | None
+    # With no verdict, what the pull request does to its tests instead, as the end of a
+    # sentence ("deletes tests/test_a.py and adds no test"); empty when they could not run.
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,8 @@ def _own_tests_sentence(own: OwnTests) -> str:
     if verdict is None:
         if not own.test_files:
             return "This pull request changes no test file."
+        if own.note:
+            return f"This pull request {own.note}."
         return (
             f"This pull request changes {_plural(len(own.test_files), 'test file', 'test files')}, "
             "but Reprobot could not run them before and after its code changes."

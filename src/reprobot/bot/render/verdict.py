@@ -8,17 +8,30 @@ from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
 from reprobot.validation.results.verdict import Transition
 from reprobot.validation.verify import Verdict
 
-_KIND_TEXT = {
-    "F->P": "fail → pass (reproduced, then fixed)",
-    "E->P": "error → pass",
-    "P->P": "pass → pass",
-    "F->F": "fail → fail (still failing)",
-    "E->F": "error → fail",
-    "F->E": "fail → error",
-    "E->E": "error → error",
-    "P->F": "pass → fail (broken by the fix)",
-    "P->E": "pass → error (broken by the fix)",
+_SIDE_WORD = {"P": "pass", "F": "fail", "E": "error", "S": "skipped"}
+# What a transition means for the verdict, where its two words do not say it.
+_KIND_NOTE = {
+    "F->P": "reproduced, then fixed",
+    "F->F": "still failing",
+    "P->F": "broken by the fix",
+    "P->E": "broken by the fix",
+    "P->S": "skipped with the change: not run, so not a pass",
+    "F->S": "skipped with the change: not run, so not a pass",
+    "E->S": "skipped with the change: not run, so not a pass",
+    "S->S": "never run",
 }
+
+
+def kind_text(kind: str) -> str:
+    """A transition (``"F->P"``) in words: ``fail → pass (reproduced, then fixed)``."""
+    before, _, after = kind.partition("->")
+    if before not in _SIDE_WORD or after not in _SIDE_WORD:
+        return kind
+    text = f"{_SIDE_WORD[before]} → {_SIDE_WORD[after]}"
+    note = _KIND_NOTE.get(kind) or ("skipped before the change" if before == "S" else "")
+    return f"{text} ({note})" if note else text
+
+
 _MAX_LISTED = 30
 
 
@@ -105,7 +118,7 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
     counts = verdict.counts()
     if counts:
         parts += ["| tests | count |", "|---|---:|"]
-        parts += [f"| {_KIND_TEXT.get(k, k)} | {n} |" for k, n in counts.items()]
+        parts += [f"| {kind_text(k)} | {n} |" for k, n in counts.items()]
         parts.append("")
     fixed = [t for t in verdict.transitions.values() if t.fail_to_pass]
     failing = [t for t in verdict.transitions.values() if t.fails_after]

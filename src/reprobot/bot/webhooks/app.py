@@ -28,7 +28,7 @@ from reprobot.bot.metrics import CONTENT_TYPE
 from reprobot.bot.store.engine import StoreError, ping
 from reprobot.bot.webhooks.intake import Intake
 from reprobot.bot.webhooks.route_context import RouteContext
-from reprobot.bot.webhooks.router import BadDelivery
+from reprobot.bot.webhooks.router import BadDelivery, acts_on
 from reprobot.validation.errors import DockerUnavailableError
 
 log = structlog.get_logger(__name__)
@@ -120,6 +120,11 @@ def create_app(
         if event == "ping":
             ctx.metrics.deliveries.labels(event, "pong").inc()
             return _answer(200, pong=True)
+        if not acts_on(event):
+            # Signed, but about nothing Reprobot does (a star, a push): nothing to keep.
+            ctx.metrics.deliveries.labels(event, "ignored").inc()
+            note = f"{event} is not an event Reprobot acts on"
+            return _answer(202, delivery=delivery, jobs=[], duplicate=False, note=note)
         with structlog.contextvars.bound_contextvars(delivery=delivery):
             try:
                 accepted = await intake.submit(delivery, event, body)

@@ -44,6 +44,11 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+def acts_on(event_name: str) -> bool:
+    """Whether deliveries of ``event_name`` can ask for anything (others are not recorded)."""
+    return event_name in HANDLERS
+
+
 def parse(event_name: str, body: bytes) -> Event | None:
     """The typed view of a delivery, or None for an event Reprobot does not act on."""
     view = EVENT_VIEWS.get(event_name)

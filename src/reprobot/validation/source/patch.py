@@ -56,6 +56,15 @@ class Patch:
             out.append(path[2:] if path.startswith(("a/", "b/")) else path)
         return tuple(out)
 
+    @property
+    def deleted_files(self) -> tuple[str, ...]:
+        """Paths the patch deletes."""
+        parsed = self.parsed()
+        if parsed is None:
+            return ()
+        paths = (pf.source_file for pf in parsed if pf.is_removed_file)
+        return tuple(p[2:] if p.startswith(("a/", "b/")) else p for p in paths)
+
     def without_files(self, paths: Iterable[str]) -> Patch:
         """This patch without its changes to ``paths`` (itself when it does not parse).
 
