@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.console import PLAIN_WIDTH, ConsoleProgress, console
+from reprobot.console import PLAIN_WIDTH, ConsoleProgress, console, printable, untrusted
 from reprobot.progress import SILENT, elapsed
 
 
@@ -82,3 +82,28 @@ def test_a_console_that_is_not_a_terminal_cuts_nothing() -> None:
     with out.capture() as captured:
         out.print(table)
     assert long_id in captured.get()
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\x1b[31mred\x1b[0m b", "ared b"),
+        ("x\x1b]0;a new window title\x07y", "xy"),
+        ("x\x1b]8;;http://example.invalid\x1b\\link\x1b]8;;\x1b\\", "xlink"),
+        ("unterminated \x1b]0;title", "unterminated "),
+        ("tab\tline\nnext\r\n", "tab\tline\nnext\n"),
+        ("bell\x07 back\x08space del\x7f c1\x9b", "bell backspace del c1"),
+        ("é ü ✓ [bold]not markup[/]", "é ü ✓ [bold]not markup[/]"),
+    ],
+)
+def test_untrusted_text_loses_its_control_sequences(text: str, shown: str) -> None:
+    assert printable(text) == shown
+    rendered = untrusted(text)
+    assert rendered.plain == shown
+    assert rendered.spans == []
+
+
+def test_printable_is_linear_on_hostile_input() -> None:
+    # An unterminated sequence repeated: each alternative consumes what it matched once.
+    hostile = "\x1b[" + "1;" * 200_000 + "\x1b]" + "x" * 200_000
+    assert printable(hostile) == ""

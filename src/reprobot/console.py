@@ -5,17 +5,42 @@ its elapsed time, and a live spinner with a clock in between where a terminal is
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Iterator
 
 from rich.console import Console
 from rich.progress import Progress as RichProgress
 from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from reprobot.progress import elapsed
 
 # Wide enough that a step's line, a path or a table row is never broken when output is a file.
 PLAIN_WIDTH = 240
+
+
+# Terminal control sequences (CSI, OSC, and other ESC sequences) and the control characters
+# that are neither a tab nor a line break, C1 included: text from a project's output or a sandbox
+# must not move a reader's cursor, retitle a window or hide what precedes it. Each alternative
+# is linear: no repeated group can match the same characters two ways.
+_CONTROLS = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-Z\\-_]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal control sequences and control characters (tabs and line
+    breaks stay)."""
+    return _CONTROLS.sub("", text)
+
+
+def untrusted(text: str) -> Text:
+    """Text from an untrusted source as rich shows it: no markup read, no control sequence."""
+    return Text(printable(text))
 
 
 def console(stderr: bool = False) -> Console:

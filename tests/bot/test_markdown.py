@@ -9,6 +9,7 @@ from reprobot.bot.render.markdown import (
     fence,
     inline_code,
     neutralize_mentions,
+    table_cell,
     trim,
 )
 from reprobot.bot.render.verdict import kind_text, render_verdict
@@ -97,3 +98,10 @@ def test_every_transition_has_words(kind: str, words: str) -> None:
     for before in "PFES":
         for after in "PFES":
             assert "->" not in kind_text(f"{before}->{after}")
+
+
+def test_echoed_text_loses_terminal_control_sequences() -> None:
+    red = "AssertionError: \x1b[31massert 1 == 2\x1b[0m\x1b]0;owned\x07"
+    assert fence(red) == "```\nAssertionError: assert 1 == 2\n```"
+    assert inline_code("tests/test_\x1b[2Ja.py::t") == "`tests/test_a.py::t`"
+    assert table_cell("x\x1b[8mhidden\x1b[0m") == "xhidden"

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
-from reprobot.console import console, progress_for
+from reprobot.console import console, progress_for, untrusted
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.generation.pool.reproduce import Reproduction, reproduce
@@ -88,11 +88,10 @@ def print_reproduction(result: Reproduction, console: Console) -> None:
         )
         # Ids, the failure and the diff are never wrapped: they are meant to be copied.
         console.print(
-            "\nFailing on this commit: " + ", ".join(result.failing_tests),
-            markup=False,
+            untrusted("\nFailing on this commit: " + ", ".join(result.failing_tests)),
             soft_wrap=True,
         )
-        console.print(f"Failure: {result.failure_excerpt}", markup=False, soft_wrap=True)
+        console.print(untrusted(f"Failure: {result.failure_excerpt}"), soft_wrap=True)
         console.print("\nThe test (apply with `git apply`):\n")
         console.print(result.test_patch, markup=False, highlight=False, soft_wrap=True, end="")
     else:
@@ -105,10 +104,10 @@ def print_reproduction(result: Reproduction, console: Console) -> None:
         table.add_row(
             candidate.draft.method + (" (chosen)" if chosen else ""),
             candidate.verdict.value,
-            ", ".join(candidate.draft.test_files),
-            candidate.reason,
+            untrusted(", ".join(candidate.draft.test_files)),
+            untrusted(candidate.reason),
         )
     for method, reason in result.rejected:
-        table.add_row(method, "no draft", "", reason)
+        table.add_row(method, "no draft", "", untrusted(reason))
     console.print(table)
     console.print(f"{result.sandbox_runs} sandbox run(s), {result.duration_s:.1f} s")

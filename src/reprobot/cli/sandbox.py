@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from reprobot.cli import env_cache
-from reprobot.console import console, progress_for
+from reprobot.console import console, progress_for, untrusted
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
@@ -184,14 +184,14 @@ def _print_run(run: TestRun, env: EnvImage) -> None:
     out = console()
     for patch in run.patches:
         state = f"applied ({patch.method})" if patch.applied else "DOES NOT APPLY"
-        out.print(f"patch {patch.name}: {state}")
+        out.print(untrusted(f"patch {patch.name}: {state}"))
         if not patch.applied:
-            out.print(patch.output, markup=False)
+            out.print(untrusted(patch.output))
     table = Table("test", "outcome", title=f"{len(run.outcomes)} tests in {env.tag}")
     for test_id, outcome in sorted(run.outcomes.items()):
         value = Outcome.ERROR.value if outcome is Outcome.MISSING else outcome.value
         label = f"{value} (not reported)" if outcome is Outcome.MISSING else value
-        table.add_row(test_id, f"[{_STYLE[value]}]{label}[/]")
+        table.add_row(untrusted(test_id), f"[{_STYLE[value]}]{label}[/]")
     if run.outcomes:
         out.print(table)
     counts: dict[str, int] = {}
@@ -202,8 +202,8 @@ def _print_run(run: TestRun, env: EnvImage) -> None:
     if run.limits_hit:
         out.print(f"limits hit: {', '.join(sorted(run.limits_hit))}", markup=False)
     if run.error:
-        out.print(f"error: {run.error}", markup=False)
-        out.print(run.log_excerpt[-3000:], markup=False)
+        out.print(untrusted(f"error: {run.error}"))
+        out.print(untrusted(run.log_excerpt[-3000:]))
     if run.coverage is not None:
         statements = sum(len(fc.statements) for fc in run.coverage.values())
         executed = sum(len(fc.executed) for fc in run.coverage.values())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from reprobot.console import printable
+
 # GitHub rejects comment bodies over 65,536 characters; stay well below it.
 COMMENT_LIMIT = 60000
 _MENTION = re.compile(r"@(?=[A-Za-z0-9-])")
@@ -19,7 +21,7 @@ def fence(text: str, language: str = "") -> str:
     """A fenced code block that ``text`` cannot close early, whatever backticks it holds."""
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
-    body = neutralize_mentions(text.rstrip("\n"))
+    body = neutralize_mentions(printable(text).rstrip("\n"))
     return f"{ticks}{language}\n{body}\n{ticks}"
 
 
@@ -35,7 +37,7 @@ def trim(text: str, limit: int, keep: str = "tail") -> str:
 
 def inline_code(text: str) -> str:
     """``text`` as inline code, safe against backticks and line breaks inside it."""
-    flat = neutralize_mentions(" ".join(text.split()))
+    flat = neutralize_mentions(" ".join(printable(text).split()))
     longest = max((len(m) for m in _BACKTICKS.findall(flat)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
@@ -45,7 +47,7 @@ def inline_code(text: str) -> str:
 def table_cell(text: str, limit: int = 300) -> str:
     """``text`` as plain text for one markdown table cell: one line of at most ``limit``
     characters, with ``|`` escaped, HTML tags shown as text and mentions neutralised."""
-    flat = " ".join(text.split())
+    flat = " ".join(printable(text).split())
     if len(flat) > limit:
         flat = flat[: max(0, limit - 1)] + "…"
     flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
