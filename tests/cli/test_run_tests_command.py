@@ -3,31 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage
+from tests.support.cli import reprobot
 from tests.support.example_patches import NEW_TEST
-
-
-def reprobot(
-    *args: str, settings: Settings, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    import os
-
-    environment = {**os.environ, "REPROBOT_CACHE_DIR": str(settings.cache_dir), **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "reprobot.cli.main", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=600,
-        check=False,
-    )
 
 
 @pytest.mark.docker

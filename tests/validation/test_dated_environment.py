@@ -4,6 +4,7 @@ says so in its image; resolving the newest releases instead breaks it."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from reprobot.validation.env.image_cache import cached_images
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
+from tests.support.cli import reprobot
 from tests.support.package_index import PackageIndex
 from tests.support.repos import commit_files, make_repo
 
@@ -55,7 +57,8 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
         "depend on the fixture package",
         date="2023-03-01T12:00:00Z",
     )
-    snapshot = RepoSnapshot.from_git(repo, sha, "test/dated")
+    # Named as the command line names it: by its folder.
+    snapshot = RepoSnapshot.from_git(repo, sha)
     spec = EnvSpec(python="3.11", env={"RUN": uuid.uuid4().hex})
     made: list[str] = []
     with PackageIndex() as index:
@@ -85,6 +88,30 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
             assert labels["reprobot.env.commit-date"] == "2023-03-01T12:00:00+00:00"
             listed = {c.tag: c for c in cached_images(docker_client, dated)}
             assert listed[env.tag].as_of == env.as_of
+            # The command line shows it too: the listing, and a build that finds the image.
+            shown = reprobot("env", "list", "--json", settings=dated)
+            rows = {r["tag"]: r for r in json.loads(shown.stdout)["images"]}
+            assert rows[env.tag]["as_of"] == "2023-03-02T12:00:00Z"
+            assert rows[env.tag]["resolver"] == DATED_RESOLVER
+            spec_file = tmp_path / "spec.json"
+            spec_file.write_text(spec.model_dump_json())
+            found = reprobot(
+                "env",
+                "build",
+                "--repo",
+                str(repo),
+                "--ref",
+                sha,
+                "--spec",
+                str(spec_file),
+                "--json",
+                settings=dated,
+                env={"REPROBOT_PIP_EXTRA_INDEX_URLS": json.dumps([index.url])},
+            )
+            assert found.returncode == 0, found.stderr
+            built = json.loads(found.stdout)
+            assert (built["image"], built["as_of"]) == (env.tag, env.as_of)
+            assert built["as_of_why"] == "the commit's date"
             run = run_tests(docker_client, env, snapshot, selection=[TEST_ID])
             assert run.error is None, run.error
             assert run.outcomes == {TEST_ID: Outcome.PASSED}
