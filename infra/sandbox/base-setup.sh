@@ -15,9 +15,12 @@ id sandbox >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/sh s
 "$py" -m venv /opt/reprobot/venv
 venv=/opt/reprobot/venv/bin/python
 # Old Debian pip and setuptools cannot build some projects; these bounds keep Python 3.9 working.
+# pip 24.1 and later read package metadata strictly and stop at the first old release whose
+# markers compare a non-version ('Invalid version: cpython', pyzmq 20's): environments that
+# resolve as of an old commit meet many such releases, and pip 24.0 reads them as pip always had.
 # wheel 0.46 requires packaging>=24 for its bdist_wheel command: an environment that pins an old
 # packaging (astropy 1.3's harness pins 16.8) could then build no sdist at all; 0.45 vendors it.
-"$venv" -m pip install --no-input -U "pip<25" "setuptools<70" "wheel<0.46"
+"$venv" -m pip install --no-input -U "pip<24.1" "setuptools<70" "wheel<0.46"
 "$venv" -m pip install --no-input --target /opt/reprobot/tools "coverage>=7.4,<7.7"
 site=$("$venv" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 cp /run/reprobot/overlay.py "$site/_reprobot_overlay.py"
