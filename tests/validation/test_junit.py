@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from reprobot.validation.results.junit import node_id, parse_junit
+from reprobot.validation.results.junit import JUnitError, node_id, parse_junit
 from reprobot.validation.results.testrun import Outcome
 
 # A small test project covering every outcome pytest can report.
@@ -403,3 +404,35 @@ def test_node_id_collection_error_uses_file_attribute() -> None:
     # into a folder "v1.0".
     got = node_id("", "tests.v1.0.test_x", "tests/v1.0/test_x.py", set())
     assert got == "tests/v1.0/test_x.py"
+
+
+def test_a_report_nested_deeper_than_pytests_is_refused_early() -> None:
+    # 33 MB of nesting inside one test case: read whole, the host would build millions of
+    # elements; read incrementally, it stops at the depth no pytest report reaches.
+    deep = b"<testsuite><testcase classname='t' name='a'><failure>"
+    deep += b"<x>" * 11_000_000 + b"</failure></testcase></testsuite>"
+    tracemalloc.start()
+    try:
+        with pytest.raises(JUnitError, match="nests elements over 16 deep"):
+            parse_junit(deep, [])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 1024 * 1024
+
+
+def test_a_case_with_more_elements_than_a_report_holds_is_refused() -> None:
+    many = b"<testsuite><testcase classname='t' name='a'>" + b"<x/>" * 5000
+    many += b"</testcase></testsuite>"
+    with pytest.raises(JUnitError, match="holds over 1000 elements"):
+        parse_junit(many, [])
+
+
+def test_a_suites_other_content_is_not_kept_and_cases_outside_suites_are_not_cases() -> None:
+    report = (
+        b"<testsuites><testsuite><properties><property name='a' value='b'/></properties>"
+        b"<testcase classname='t' name='a'/><system-out>" + b"x" * 1000 + b"</system-out>"
+        b"<other><testcase classname='t' name='hidden'/></other></testsuite></testsuites>"
+    )
+    outcomes, _ = parse_junit(report, [])
+    assert outcomes == {"t::a": Outcome.PASSED}

@@ -1,15 +1,18 @@
 """Per-test outcomes from pytest's JUnit XML (family xunit1, with ``file`` attributes).
 
 The report comes out of a sandbox that ran untrusted code. It is parsed with defusedxml (no
-DTDs, so no entity tricks), in time linear in its size (a dotted name is never split more ways
+DTDs, so no entity tricks), incrementally and in bounded memory (each test case is read and let
+go; a report nested deeper than pytest's, or a case with more elements, is refused), in time
+linear in its size (a dotted name is never split more ways
 than the repository's deepest path has parts), and anything that is not a JUnit report is a
 ``JUnitError``, never another exception.
 """
 
 from __future__ import annotations
 
+import io
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as SafeET
@@ -73,35 +76,76 @@ def node_id(
     return f"{classname}::{name}"
 
 
-def _parse(data: bytes) -> Element:
+# pytest's report nests testsuites > testsuite > testcase > failure, properties > property: a
+# report much deeper, or a test case with many more elements, is not one, and reading it whole
+# would cost the host memory in proportion to what the code under test chose to write.
+_MAX_DEPTH = 16
+_MAX_CASE_ELEMENTS = 1000
+_SUITE_PATHS = (("testsuite", "testcase"), ("testsuites", "testsuite", "testcase"))
+
+
+# A test case as the host keeps it: class name, name, file, outcome and clipped detail.
+_Case = tuple[str, str, str | None, Outcome, str]
+
+
+def _parse(data: bytes) -> list[_Case]:
+    """The test cases of the report, read incrementally; each is kept as a small record."""
     # Bytes first: the document declares its own encoding. Output that is not valid in that
-    # encoding (a test printed raw bytes) is read again as text with the bad bytes replaced.
+    # encoding (a test printed raw bytes) is read again as text with the bad bytes replaced;
+    # a pass that fails half-way hands on nothing.
     try:
-        root: Element = SafeET.fromstring(data, forbid_dtd=True)
-        return root
-    except DefusedXmlException as exc:
-        raise JUnitError(f"the report uses forbidden XML ({type(exc).__name__})") from exc
+        return _read_cases(data)
     except ParseError:
         pass
     text = _DECLARATION.sub("", data.decode("utf-8", "replace"))
     try:
-        root = SafeET.fromstring(text, forbid_dtd=True)
-    except DefusedXmlException as exc:
-        raise JUnitError(f"the report uses forbidden XML ({type(exc).__name__})") from exc
+        return _read_cases(text.encode("utf-8"))
     except ParseError as exc:
         raise JUnitError(f"the report is not XML ({exc})") from exc
-    return root
 
 
-def _cases(root: Element) -> Iterator[Element]:
-    if root.tag == "testsuite":
-        suites = [root]
-    elif root.tag == "testsuites":
-        suites = [s for s in root if s.tag == "testsuite"]
-    else:
-        raise JUnitError(f"the report's root is <{root.tag[:50]}>, not a test suite")
-    for suite in suites:
-        yield from (case for case in suite if case.tag == "testcase")
+def _read_cases(data: bytes) -> list[_Case]:
+    cases: list[_Case] = []
+    path: list[str] = []
+    in_case = 0
+    try:
+        events = SafeET.iterparse(io.BytesIO(data), events=("start", "end"), forbid_dtd=True)
+        for event, element in events:
+            if event == "start":
+                path.append(element.tag)
+                if len(path) == 1 and element.tag not in ("testsuite", "testsuites"):
+                    raise JUnitError(f"the report's root is <{element.tag[:50]}>, not a test suite")
+                if len(path) > _MAX_DEPTH:
+                    raise JUnitError(f"the report nests elements over {_MAX_DEPTH} deep")
+                if in_case:
+                    in_case += 1
+                    if in_case > _MAX_CASE_ELEMENTS:
+                        raise JUnitError(
+                            f"a test case of the report holds over {_MAX_CASE_ELEMENTS} elements"
+                        )
+                elif tuple(path) in _SUITE_PATHS:
+                    in_case = 1
+                continue
+            if in_case and tuple(path) in _SUITE_PATHS:
+                outcome, detail = _result(element)
+                cases.append(
+                    (
+                        element.get("classname") or "",
+                        element.get("name") or "",
+                        element.get("file"),
+                        outcome,
+                        _clip(detail.strip()),
+                    )
+                )
+                in_case = 0
+            if not in_case:
+                # Nothing of the tree is kept: the case is a record now, and what a suite
+                # holds besides its cases (properties, output) is never read.
+                element.clear()
+            path.pop()
+    except DefusedXmlException as exc:
+        raise JUnitError(f"the report uses forbidden XML ({type(exc).__name__})") from exc
+    return cases
 
 
 def _clip(text: str) -> str:
@@ -134,18 +178,14 @@ def parse_junit(
     """Outcomes and failure details per node id. A test reported twice (a failing call and an
     erroring teardown) keeps its worst outcome. xfail counts as passed, as pytest's exit status
     and the SWE-bench harness count it."""
-    root = _parse(data)
     depth = _depth(repo_files)
     outcomes: dict[str, Outcome] = {}
     details: dict[str, str] = {}
-    for case in _cases(root):
-        test_id = node_id(
-            case.get("classname") or "", case.get("name") or "", case.get("file"), repo_files, depth
-        )
-        outcome, detail = _result(case)
+    for classname, name, file, outcome, detail in _parse(data):
+        test_id = node_id(classname, name, file, repo_files, depth)
         previous = outcomes.get(test_id)
         if previous is None or _RANK[outcome] > _RANK[previous]:
             outcomes[test_id] = outcome
-            if detail.strip():
-                details[test_id] = _clip(detail.strip())
+            if detail:
+                details[test_id] = detail
     return outcomes, details
