@@ -138,6 +138,7 @@ def test_a_compiled_project_without_a_wheel_for_this_python_gets_its_first_one()
         "numpy-1.19.3.zip",
     ]
     assert note.admitted == "1.19.3"
+    assert note.admitted_at == datetime(2020, 10, 28, tzinfo=UTC)
 
 
 def test_a_pure_project_keeps_its_sources_of_the_time() -> None:
@@ -228,6 +229,7 @@ def test_the_index_serves_upstream_pages_bounded() -> None:
                 "hidden_files": 1,
                 "unbounded": ["legacy"],
                 "admitted": {},
+                "admitted_at": {},
                 "pinned_later": {},
             }
         # The index asked its upstream for the JSON form.

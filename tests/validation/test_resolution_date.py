@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reprobot.validation.env.env_image import pinned_moment
+from reprobot.validation.env.env_image import later_moment
 from reprobot.validation.env.resolution_date import FIRST_WHEELS, resolution_moment
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -47,18 +47,18 @@ def test_a_snapshot_knows_when_its_commit_was_made(tmp_path: Path) -> None:
     assert snapshot.commit_time() == datetime(2023, 3, 1, 10, 0, tzinfo=UTC)
 
 
-def test_a_failed_build_that_pinned_later_releases_is_tried_as_of_the_newest_pin() -> None:
+def test_a_failed_build_that_took_later_releases_is_tried_as_of_the_newest() -> None:
     as_of = resolution_moment(datetime(2019, 5, 1, tzinfo=UTC), "3.9")
-    failure = ImageBuildError("building x failed", pinned_later="2023-08-14T10:00:00Z")
-    again = pinned_moment(as_of, failure)
+    failure = ImageBuildError("building x failed", released_later="2023-08-14T10:00:00Z")
+    again = later_moment(as_of, failure)
     assert again is not None
     assert again.moment == datetime(2023, 8, 14, 10, 0, tzinfo=UTC)
     assert again.commit == as_of.commit
-    assert again.why.startswith("the newest release the build pins exactly")
+    assert again.why.startswith("the newest release the build took although it came out later")
     assert "as of 2021-01-01T00:00:00Z" in again.why
     # Nothing pinned later, an earlier pin, or an unbounded build: the failure stands.
-    assert pinned_moment(as_of, ImageBuildError("x")) is None
-    assert pinned_moment(as_of, ImageBuildError("x", pinned_later="2020-01-01T00:00:00Z")) is None
-    assert pinned_moment(as_of, ImageBuildError("x", pinned_later="garbage")) is None
+    assert later_moment(as_of, ImageBuildError("x")) is None
+    assert later_moment(as_of, ImageBuildError("x", released_later="2020-01-01T00:00:00Z")) is None
+    assert later_moment(as_of, ImageBuildError("x", released_later="garbage")) is None
     unbounded = resolution_moment(None, "3.9")
-    assert pinned_moment(unbounded, failure) is None
+    assert later_moment(unbounded, failure) is None

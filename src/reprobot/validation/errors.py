@@ -20,11 +20,14 @@ class SnapshotError(ReprobotError):
 class ImageBuildError(ReprobotError):
     """Building a base or environment image failed; ``log_path`` holds the full build log."""
 
-    def __init__(self, message: str, log_path: Path | None = None, pinned_later: str = "") -> None:
+    def __init__(
+        self, message: str, log_path: Path | None = None, released_later: str = ""
+    ) -> None:
         self.log_path = log_path
-        # The upload time of the newest release the build pins exactly, when it is later than
-        # the moment the build resolved at (ISO 8601; "" when none).
-        self.pinned_later = pinned_later
+        # The upload time of the newest release a dated build took although it came out after
+        # its moment (one pinned exactly, or the first with a wheel for this Python; ISO 8601,
+        # "" when none): releases of that time may need later releases of their own requirements.
+        self.released_later = released_later
         suffix = f" (build log: {log_path})" if log_path else ""
         super().__init__(f"{message}{suffix}")
 

@@ -146,25 +146,26 @@ def ensure_environment(
                 try:
                     _build(client, parent, tag, spec, snapshot, fingerprint, settings, as_of)
                 except ImageBuildError as exc:
-                    later = pinned_moment(as_of, exc)
+                    later = later_moment(as_of, exc)
                     if later is None:
                         raise
-                    log.info("env_image.rebuild_as_of_pins", tag=tag, as_of=later.label())
+                    log.info("env_image.rebuild_as_of_later", tag=tag, as_of=later.label())
                     _build(client, parent, tag, spec, snapshot, fingerprint, settings, later)
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
 
 
-def pinned_moment(as_of: AsOf, failure: ImageBuildError) -> AsOf | None:
-    """The moment to build again at when a build as of ``as_of`` failed while pinning releases
-    uploaded after it: a pin list made later than the commit (the benchmark's are) may need
-    the later releases of their own requirements too. None when that is not the case."""
-    later = parse_moment(failure.pinned_later)
+def later_moment(as_of: AsOf, failure: ImageBuildError) -> AsOf | None:
+    """The moment to build again at when a build as of ``as_of`` failed after taking releases
+    uploaded after it: a release pinned exactly (a pin list made later than the commit, as the
+    benchmark's are) or the first one with a wheel for this Python may need later releases of
+    their own requirements too. None when the build took no such release."""
+    later = parse_moment(failure.released_later)
     if as_of.moment is None or later is None or later <= as_of.moment:
         return None
     why = (
-        f"the newest release the build pins exactly: as of {as_of.label()} "
+        f"the newest release the build took although it came out later: as of {as_of.label()} "
         f"({as_of.why}) the build failed"
     )
     return AsOf(later, as_of.commit, why)
@@ -313,7 +314,8 @@ def _build(
         raise ImageBuildError(f"building {tag} timed out", log_path)
     if not image_exists(client, tag):
         reason = build_result.get("error") or f"the build exited with {result.exit_code}"
-        pinned = (build_result.get("resolution") or {}).get("pinned_later") or {}
-        latest = max((str(t) for t in pinned.values()), default="")
-        raise ImageBuildError(f"building {tag} failed: {reason}", log_path, pinned_later=latest)
+        resolution = build_result.get("resolution") or {}
+        taken = {**(resolution.get("pinned_later") or {}), **(resolution.get("admitted_at") or {})}
+        latest = max((str(t) for t in taken.values()), default="")
+        raise ImageBuildError(f"building {tag} failed: {reason}", log_path, released_later=latest)
     log.info("env_image.built", tag=tag, seconds=round(result.duration_s, 1), log=str(log_path))

@@ -121,6 +121,7 @@ class Bounded:
         self.hidden = 0
         self.unbounded = False
         self.admitted: Optional[str] = None  # a release let through for its wheel
+        self.admitted_at: Optional[datetime] = None  # and when it was uploaded
         self.pinned_later: Optional[datetime] = None  # a pinned release uploaded after the moment
 
 
@@ -173,10 +174,11 @@ def bound_page(
                 if _installs(f, compatible, platform_only=False) or _is_sdist(f)
             ]
         if built:
-            first = min(built, key=lambda pair: pair[0])[1]
+            uploaded, first = min(built, key=lambda pair: pair[0])
             release = file_version(str(first.get("filename", "")), project)
             if release is not None:
                 note.admitted = release
+                note.admitted_at = uploaded
                 kept += [
                     f
                     for f, _ in later
@@ -281,6 +283,7 @@ class DatedIndex:
         self.lock = threading.Lock()
         self.unbounded: Set[str] = set()
         self.admitted: Dict[str, str] = {}
+        self.admitted_at: Dict[str, datetime] = {}
         self.pinned_later: Dict[str, datetime] = {}
         self.hidden = 0
         self.projects = 0
@@ -317,11 +320,10 @@ class DatedIndex:
                 "hidden_files": self.hidden,
                 "unbounded": sorted(self.unbounded),
                 "admitted": dict(sorted(self.admitted.items())),
+                "admitted_at": {k: _stamp(v) for k, v in sorted(self.admitted_at.items())},
                 # Releases the build pins exactly that came out after the moment: a pin list made
                 # later than the commit (the benchmark's), whose own requirements may be later too.
-                "pinned_later": {
-                    k: v.strftime("%Y-%m-%dT%H:%M:%SZ") for k, v in sorted(self.pinned_later.items())
-                },
+                "pinned_later": {k: _stamp(v) for k, v in sorted(self.pinned_later.items())},
             }
 
     def serve(self, handler: BaseHTTPRequestHandler) -> None:
@@ -368,9 +370,15 @@ class DatedIndex:
                 self.unbounded.add(project)
             if note.admitted:
                 self.admitted[project] = note.admitted
+            if note.admitted_at:
+                self.admitted_at[project] = note.admitted_at
             if note.pinned_later:
                 self.pinned_later[project] = note.pinned_later
         _answer(handler, 200, JSON_TYPE, json.dumps(bounded).encode())
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _answer(handler: BaseHTTPRequestHandler, status: int, kind: str, body: bytes) -> None:
