@@ -124,33 +124,3 @@ def test_versioneer_is_left_alone_with_git_metadata_or_without_versioneer(
     (tmp_path / ".git").mkdir()
     assert not env_build.pin_versioneer("1.0")
     assert (tmp_path / "v.py").read_text() == "x = 1\n"
-
-
-def test_a_pin_a_later_pin_moved_is_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    # attrs==17.3.0 installs; exceptiongroup's own requirements then move attrs to 20.3.0.
-    installed = {"attrs": "17.3.0"}
-    calls: list[list[str]] = []
-
-    def pip(args: list[str], env: dict[str, str]) -> int:
-        calls.append(args)
-        if args == ["exceptiongroup==0.0.0a0"]:
-            installed.update(attrs="20.3.0", exceptiongroup="0.0.0a0")
-        elif args == ["--no-deps", "attrs==17.3.0"]:
-            installed["attrs"] = "17.3.0"
-        elif args == ["cython==0.27.3"]:
-            return 1  # no build on this Python
-        elif args[0] == "--only-binary":
-            installed["cython"] = "0.29.21"
-        return 0
-
-    monkeypatch.setattr(env_build, "pip", pip)
-    monkeypatch.setattr(env_build, "installed_version", installed.get)
-    relaxed: list[str] = []
-    restored: list[str] = []
-    pins = ["attrs==17.3.0", "exceptiongroup==0.0.0a0", "cython==0.27.3", "six"]
-    assert env_build.install_pins(pins, {}, relaxed, restored) == []
-    assert relaxed == ["cython==0.27.3 -> cython>=0.27.3,<1"]
-    assert restored == ["attrs==17.3.0 (a later pin had moved it to 20.3.0)"]
-    assert installed["attrs"] == "17.3.0"
-    # Only the moved pin is put back, alone; a relaxed or unpinned one is left as it is.
-    assert [c for c in calls if c[0] == "--no-deps"] == [["--no-deps", "attrs==17.3.0"]]

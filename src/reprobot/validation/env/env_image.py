@@ -275,7 +275,6 @@ def _build(
             "reprobot.env.source": snapshot.sha,
             "reprobot.env.skipped": json.dumps(build_result.get("skipped", [])),
             "reprobot.env.relaxed": json.dumps(build_result.get("relaxed", [])),
-            "reprobot.env.restored": json.dumps(build_result.get("restored", [])),
             "reprobot.env.compiled": compiled_fingerprint(snapshot),
             "reprobot.env.as-of": as_of.label(),
             "reprobot.env.as-of-why": as_of.why,

@@ -155,47 +155,20 @@ def relaxed_pin(pin: str) -> str | None:
     return "%s>=%s%s,<%d" % (name, major, rest, int(major) + 1)
 
 
-def install_pins(pins: list[str], env: dict[str, str], relaxed: list[str], restored: list[str] | None = None) -> list[str]:
+def install_pins(pins: list[str], env: dict[str, str], relaxed: list[str]) -> list[str]:
     """Install pins one by one after the set failed as a whole; a pin that does not build on
     this Python (a release older than the Python) is relaxed to a later build of the same major
-    release, taken as a wheel. A later pin's own requirements may move an earlier exact pin
-    (``exceptiongroup`` pulling an ``attrs`` that the pins hold older): such a pin is put back,
-    without its dependencies, since the pins are the environment the tests were run in; each is
-    named in ``restored``. Returns the pins that could not be installed either way."""
+    release, taken as a wheel. Returns the pins that could not be installed either way."""
     failed = []
-    exact: dict[str, str] = {}
     for pin in pins:
         if pip([pin], env) == 0:
-            match = EXACT_PIN.match(pin)
-            if match:
-                exact[match.group(1)] = match.group(2)
             continue
         wider = relaxed_pin(pin)
         if wider and pip(["--only-binary", ":all:", wider], env) == 0:
             relaxed.append("%s -> %s" % (pin, wider))
             continue
         failed.append(pin)
-    for name, version in exact.items():
-        now = installed_version(name)
-        if now is None or same_release(now, version):
-            continue
-        if pip(["--no-deps", "%s==%s" % (name, version)], env) == 0 and restored is not None:
-            restored.append("%s==%s (a later pin had moved it to %s)" % (name, version, now))
     return failed
-
-
-EXACT_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!-]*)\s*$")
-
-
-def same_release(a: str, b: str) -> bool:
-    return re.sub(r"(\.0+)+$", "", a.lower()) == re.sub(r"(\.0+)+$", "", b.lower())
-
-
-def installed_version(name: str) -> str | None:
-    """The version of ``name`` installed in the environment (a fresh process: pip changed it)."""
-    probe = "import importlib.metadata as m, sys\ntry:\n print(m.version(sys.argv[1]))\nexcept m.PackageNotFoundError:\n pass\n"
-    out = subprocess.run([sys.executable, "-c", probe, name], capture_output=True, text=True, check=False, cwd="/")
-    return out.stdout.strip() or None
 
 
 def apt_install(packages: list[str], env: dict[str, str]) -> bool:
@@ -337,9 +310,7 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     relaxed: list[str] = []
     pins = list(job.get("pip_packages", []))
     if pins and pip(pins, env) != 0:
-        restored: list[str] = []
-        failed = install_pins(pins, env, relaxed, restored)
-        result["restored"] = restored
+        failed = install_pins(pins, env, relaxed)
         if failed:
             result["error"] = "installing the pinned packages failed: %s" % " ".join(failed)
             result["relaxed"] = relaxed
