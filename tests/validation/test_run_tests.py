@@ -86,6 +86,37 @@ def test_coverage_contexts_name_the_test_function_that_ran_each_line(
     )
     assert plain.coverage is not None
     assert plain.coverage["src/durations/parse.py"].contexts == {}
+    assert len(plain.coverage) > 1  # the whole tree: the package's other modules too
+
+
+def test_coverage_narrowed_to_a_fix_files_measures_them_alike_and_no_other(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD")
+    tests = [Patch(NEW_TEST, "test.diff")]
+    selection = ["tests/test_multi.py", "tests/test_parse.py"]
+    whole = run_tests(docker_client, example_env, snapshot, tests, selection, coverage=True)
+    fix = Patch(FIX, "fix.diff")
+    assert fix.python_paths == ("src/durations/parse.py",)
+    narrow = run_tests(
+        docker_client,
+        example_env,
+        snapshot,
+        tests,
+        selection,
+        coverage=True,
+        contexts=True,
+        coverage_files=fix.python_paths,
+    )
+    assert whole.coverage is not None and narrow.coverage is not None
+    assert set(narrow.coverage) == {"src/durations/parse.py"} < set(whole.coverage)
+    measured, reference = (
+        narrow.coverage["src/durations/parse.py"],
+        whole.coverage["src/durations/parse.py"],
+    )
+    assert measured.statements == reference.statements
+    assert measured.executed == reference.executed
+    assert "test_multi.test_multi_unit" in measured.contexts[13]
 
 
 def test_patch_that_does_not_apply_is_a_result(

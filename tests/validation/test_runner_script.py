@@ -111,9 +111,41 @@ def test_coverage_rc_is_ours_and_asks_for_contexts_only_when_told() -> None:
     assert plain.splitlines() == [
         "[run]",
         "data_file = /work/out/.coverage",
-        "include = /work/repo/*",
+        "include =",
+        "    /work/repo/*",
     ]
     assert "dynamic_context = test_function" in runner.coverage_rc(True).splitlines()
+
+
+def test_coverage_rc_narrowed_to_given_files() -> None:
+    text = runner.coverage_rc(True, ["pkg/b.py", "pkg/a.py", "pkg/a.py"])
+    assert text.splitlines()[2:5] == [
+        "include =",
+        "    /work/repo/pkg/a.py",
+        "    /work/repo/pkg/b.py",
+    ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd.py",
+        "../x.py",
+        "a//b.py",
+        "a/./b.py",
+        "a,b.py",
+        "*.py",
+        "a/[x].py",
+        "a.py\ndata_file = /tmp/x",
+        " a.py",
+        "a\\b.py",
+        "a\tb.py",
+    ],
+)
+def test_a_path_that_is_not_plain_measures_the_whole_tree(path: str) -> None:
+    # The list comes from a patch's paths: none of them may widen, break or add to the rc file.
+    assert runner.coverage_include(["ok.py", path]) == ["/work/repo/*"]
+    assert runner.coverage_rc(False, ["ok.py", path]).count("\n") == 4
 
 
 def test_pytest_argv_ours_come_last() -> None:

@@ -357,3 +357,31 @@ def test_applies_to_leaves_the_repository_alone(repo: Path) -> None:
     assert git(repo, "rev-parse", "HEAD") == head_before
     assert not (repo / "tests" / "test_new.py").exists()
     assert (repo / "README.md").read_text() == "local edit\n"
+
+
+def test_python_paths_name_a_renamed_module_under_both_names() -> None:
+    diff = (
+        "diff --git a/pkg/old.py b/pkg/new.py\n"
+        "similarity index 90%\n"
+        "rename from pkg/old.py\n"
+        "rename to pkg/new.py\n"
+        "--- a/pkg/old.py\n"
+        "+++ b/pkg/new.py\n"
+        "@@ -1 +1 @@\n"
+        "-x = 1\n"
+        "+x = 2\n"
+        "diff --git a/pkg/gone.py b/pkg/gone.py\n"
+        "deleted file mode 100644\n"
+        "--- a/pkg/gone.py\n"
+        "+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n"
+        "-y = 1\n"
+        "diff --git a/README.md b/README.md\n"
+        "--- a/README.md\n"
+        "+++ b/README.md\n"
+        "@@ -1 +1 @@\n"
+        "-a\n"
+        "+b\n"
+    )
+    assert Patch(diff).python_paths == ("pkg/old.py", "pkg/new.py", "pkg/gone.py")
+    assert Patch("not a diff").python_paths == ()

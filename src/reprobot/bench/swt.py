@@ -77,7 +77,15 @@ def evaluate_instance(
         runs = []
         for side, patches in (("pre", [*tests]), ("post", [*tests, fix])):
             run = run_tests(
-                client, env, base, patches, selection, coverage=True, limits=limits, contexts=True
+                client,
+                env,
+                base,
+                patches,
+                selection,
+                coverage=True,
+                limits=limits,
+                contexts=True,
+                coverage_files=fix.python_paths,
             )
             write_run_log(log_dir / f"{name}_{side}.log", run)
             runs.append(run)

@@ -234,14 +234,23 @@ def verify(
     if (fix is None) == (head is None):
         raise ValueError("verify needs exactly one of fix and head")
     selection = list(test_ids) if test_ids else test_modules(tests)
-    before = run_tests(client, env, base, [tests], selection, coverage=True, limits=limits)
-    _told(progress, "before the fix", before)
     if head is not None:
         fix = diff_between(base, head)
-        after = run_tests(client, env, head, [tests], selection, coverage=True, limits=limits)
+    assert fix is not None
+    # Change coverage reads the fix's files only, so only they are measured.
+    measured = fix.python_paths
+    before = run_tests(
+        client, env, base, [tests], selection, coverage=True, limits=limits, coverage_files=measured
+    )
+    _told(progress, "before the fix", before)
+    if head is not None:
+        after = run_tests(
+            client, env, head, [tests], selection, True, limits, coverage_files=measured
+        )
     else:
-        assert fix is not None
-        after = run_tests(client, env, base, [tests, fix], selection, coverage=True, limits=limits)
+        after = run_tests(
+            client, env, base, [tests, fix], selection, True, limits, coverage_files=measured
+        )
     _told(progress, "after the fix", after)
     changes = changed_lines(fix)
     old_paths = [c.old_path for c in changes.values() if c.old_path]

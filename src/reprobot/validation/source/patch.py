@@ -65,6 +65,21 @@ class Patch:
         paths = (pf.source_file for pf in parsed if pf.is_removed_file)
         return tuple(p[2:] if p.startswith(("a/", "b/")) else p for p in paths)
 
+    @property
+    def python_paths(self) -> tuple[str, ...]:
+        """The Python files the patch changes, under their old names and their new ones (a
+        renamed module is measured under one name before the patch and the other after it)."""
+        parsed = self.parsed()
+        if parsed is None:
+            return ()
+        out: dict[str, None] = {}
+        for pf in parsed:
+            for name in (pf.source_file, pf.target_file):
+                path = name[2:] if name.startswith(("a/", "b/")) else name
+                if path.endswith(".py"):
+                    out[path] = None
+        return tuple(out)
+
     def without_files(self, paths: Iterable[str]) -> Patch:
         """This patch without its changes to ``paths`` (itself when it does not parse).
 

@@ -244,17 +244,42 @@ def split_command(test_cmd: str) -> tuple[dict[str, str], list[str]]:
     return env, words
 
 
-def coverage_rc(contexts: bool) -> str:
+def coverage_rc(contexts: bool, files: list[str] | None = None) -> str:
     """Reprobot's own coverage.py configuration (the text of an rc file).
 
     The project's own settings are not read: ``parallel`` or ``source`` there would move or
     narrow the data this run reports. Per-test contexts name the test function that ran each
     line, so a run can tell the lines its new tests execute from those the others do.
+    ``files`` (repository paths) narrows the measurement to them: the tracer then follows no
+    line of any other file, which on a large project halves the run (SymPy's trigonometry
+    tests: 207 s measuring the whole tree, 118 s measuring the one module a fix changes).
     """
-    lines = ["[run]", "data_file = " + os.path.join(OUT, ".coverage"), "include = " + REPO + "/*"]
+    lines = ["[run]", "data_file = " + os.path.join(OUT, ".coverage"), "include ="]
+    lines += ["    " + pattern for pattern in coverage_include(files)]
     if contexts:
         lines.append("dynamic_context = test_function")
     return "\n".join(lines) + "\n"
+
+
+# coverage.py splits an include list at commas and line ends and matches it as shell patterns;
+# a path holding any of these could widen or break the list, so such a list measures the tree.
+UNSAFE_IN_PATTERN = frozenset(",*?[]\\\n\r\t\0")
+
+
+def coverage_include(files: list[str] | None) -> list[str]:
+    """The patterns coverage.py measures: the given repository files, or the whole tree when none
+    is given or any of them is not a plain relative path."""
+    if not files:
+        return [REPO + "/*"]
+    for path in files:
+        if (
+            not isinstance(path, str)
+            or any(part in ("", ".", "..") for part in path.split("/"))
+            or any(ch in UNSAFE_IN_PATTERN or ord(ch) < 32 for ch in path)
+            or path != path.strip()
+        ):
+            return [REPO + "/*"]
+    return [REPO + "/" + path for path in sorted(set(files))]
 
 
 def is_pytest(words: list[str]) -> bool:
@@ -447,7 +472,7 @@ def main() -> None:
             if job.get("coverage"):
                 rcfile = os.path.join(TOOLS, "coveragerc")
                 with open(rcfile, "w") as fh:
-                    fh.write(coverage_rc(contexts))
+                    fh.write(coverage_rc(contexts, job.get("coverage_files") or None))
             selection = list(job.get("selection", []))
             if is_pytest(words):
                 argv = pytest_argv(words, rcfile)
