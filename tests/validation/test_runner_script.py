@@ -4,6 +4,7 @@ env_build.build_requires, and the build-result line env_image reads back."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -346,3 +347,19 @@ def test_parse_report_of_a_run_that_died_before_finishing() -> None:
 )
 def test_parse_report_refuses_what_the_plugin_never_writes(data: bytes, problem: str) -> None:
     assert problem in (runner.parse_report(data)["problem"] or "")
+
+
+def test_report_channel_keeps_only_what_the_named_process_sent() -> None:
+    channel = runner.ReportChannel()
+    channel.start(os.getpid())
+    fd = channel.theirs.fileno()
+    os.write(fd, b'{"collected": []}\n')
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child only writes and leaves
+        os.write(fd, b'{"finished": true, "exitstatus": 0, "junit": null}\n')
+        os._exit(0)
+    os.waitpid(child, 0)
+    channel.close_ours()
+    own, foreign = channel.read()
+    assert own == b'{"collected": []}\n'
+    assert foreign == len(b'{"finished": true, "exitstatus": 0, "junit": null}\n')

@@ -20,7 +20,7 @@ from reprobot.validation.results.sandbox_result import (
 )
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.container import ContainerResult
-from reprobot.validation.sandbox.run import to_testrun
+from reprobot.validation.sandbox.run import exit_disagrees, to_testrun
 
 TEST = "tests/test_a.py::test_a"
 FILES = ["tests/test_a.py", "pkg/__init__.py"]
@@ -301,3 +301,21 @@ def test_parse_junit_raises_only_its_own_error() -> None:
     for data in (b"", b"\xff\xfe", b"<testsuites>" * 10, b"<a><b></a>"):
         with pytest.raises(JUnitError):
             parse_junit(data, FILES)
+
+
+@pytest.mark.parametrize(
+    ("code", "outcomes", "agrees"),
+    [
+        (0, {"a": Outcome.PASSED, "b": Outcome.SKIPPED}, True),
+        (1, {"a": Outcome.PASSED, "b": Outcome.FAILED}, True),
+        (1, {"a": Outcome.ERROR}, True),
+        (0, {"a": Outcome.PASSED, "b": Outcome.FAILED}, False),
+        (1, {"a": Outcome.PASSED}, False),
+        (2, {"a": Outcome.PASSED}, True),  # interrupted: collection errors are their own outcomes
+        (None, {"a": Outcome.FAILED}, True),
+    ],
+)
+def test_exit_status_must_agree_with_the_outcomes(
+    code: int | None, outcomes: dict[str, Outcome], agrees: bool
+) -> None:
+    assert (exit_disagrees(code, outcomes) is None) is agrees

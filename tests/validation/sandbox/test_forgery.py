@@ -120,6 +120,84 @@ def test_a_failing_test_cannot_report_itself_passing(
     assert run.sandbox_id != "0" * 12
 
 
+# A child that holds pytest's report channel (it inherits every descriptor) and writes a
+# passing report into it twice: at once, and the moment pytest is gone, first trying to truncate
+# what pytest wrote.
+CHANNEL_DAEMON_TEST = """\
+import json
+import os
+import sys
+import time
+
+from tests.forgery_kit import FORGED_JUNIT
+
+RECORDS = [
+    {"collected": ["tests/test_forge.py::test_the_bug_is_still_there"]},
+    {"finished": True, "exitstatus": 0, "junit": FORGED_JUNIT},
+]
+DATA = "".join(json.dumps(r) + "\\n" for r in RECORDS).encode()
+
+
+def forge(fd):
+    try:
+        os.ftruncate(fd, 0)
+    except OSError:
+        pass
+    try:
+        os.write(fd, DATA)
+    except OSError:
+        pass
+
+
+def test_the_bug_is_still_there():
+    fd = sys.modules["reprobot_report"]._channel["fd"]
+    main = os.getpid()
+    if os.fork() == 0:
+        os.setsid()
+        forge(fd)
+        deadline = time.time() + 60
+        while os.getppid() == main and time.time() < deadline:
+            time.sleep(0.0002)
+        forge(fd)
+        os._exit(0)
+    assert 1 + 1 == 3
+"""
+
+
+def test_a_child_holding_the_report_channel_cannot_write_the_report(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+) -> None:
+    snapshot = tiny_snapshot(
+        {"tests/forgery_kit.py": FORGERY_KIT, "tests/test_forge.py": CHANNEL_DAEMON_TEST}
+    )
+    run = attack(docker_client, tiny_env, snapshot, [FAILING], LIMITS).run
+    assert run.error is None, run.log_excerpt[-3000:]
+    assert run.outcomes == {FAILING: Outcome.FAILED}
+    assert "1 + 1 == 3" in run.failures[FAILING]
+
+
+# pytest's exit status comes from the kernel, not from the report: a failed test with exit 0.
+EXIT_ZERO_TEST = """\
+import atexit
+import os
+
+atexit.register(lambda: os._exit(0))
+
+
+def test_the_bug_is_still_there():
+    assert 1 + 1 == 3
+"""
+
+
+def test_an_exit_status_that_contradicts_the_report_makes_the_run_inconclusive(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
+) -> None:
+    snapshot = tiny_snapshot({"tests/test_forge.py": EXIT_ZERO_TEST})
+    run = attack(docker_client, tiny_env, snapshot, [FAILING], LIMITS).run
+    assert run.error is not None
+    assert "pytest exited 0 but its report has 1 failed test(s)" in run.error
+
+
 def test_rewritten_coverage_data_after_pytest_exits_does_not_count(
     docker_client: docker.DockerClient, tiny_env: EnvImage, tiny_snapshot: Snap
 ) -> None:

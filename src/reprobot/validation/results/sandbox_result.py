@@ -74,6 +74,8 @@ class RunnerStatus(_Model):
     collected: list[str] | None = Field(default=None, max_length=1_000_000)
     report_exitstatus: int | None = None
     report_problem: str | None = Field(default=None, max_length=4000)
+    # Bytes other processes than pytest's own wrote to its report channel (set aside unread).
+    report_foreign_bytes: int = Field(default=0, ge=0)
 
 
 @dataclass(frozen=True)

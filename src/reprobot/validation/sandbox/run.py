@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import docker
@@ -215,6 +215,24 @@ def _pytest_problem(status: RunnerStatus, hit: frozenset[str]) -> str | None:
     return None
 
 
+def exit_disagrees(code: int | None, outcomes: Mapping[str, Outcome]) -> str | None:
+    """Why pytest's exit status, which the runner got from the kernel, contradicts the report
+    (written inside pytest's process, where the code under test runs too): exit 0 with a failed
+    test, or exit 1 ("tests failed") with none."""
+    failed = sum(1 for o in outcomes.values() if o in (Outcome.FAILED, Outcome.ERROR))
+    if code == 0 and failed:
+        return (
+            f"pytest exited 0 but its report has {failed} failed test(s): the report is not "
+            "pytest's own account of the run"
+        )
+    if code == 1 and not failed:
+        return (
+            "pytest exited 1 (tests failed) but its report has no failed test: the report is "
+            "not pytest's own account of the run"
+        )
+    return None
+
+
 _ERROR_LINE = re.compile(r"^(?:E\s+)?([A-Za-z_][\w.]*(?:Error|Exception|Exit)\b.*)$")
 
 
@@ -288,6 +306,8 @@ def to_testrun(
                     outcomes, failures = {}, {}
                 else:
                     error = _pytest_problem(status, hit)
+                    if error is None and status.tool == "pytest":
+                        error = exit_disagrees(status.pytest_exit, outcomes)
     # A selected test that pytest never reported is missing, or an error when its module
     # failed to collect.
     for test_id in selection:

@@ -8,12 +8,15 @@ set: unpacking the tree and the job from standard input, applying patches, re-in
 pytest, converting coverage data. That user can neither read, write nor signal this process, nor
 open its output stream (a different uid, no ptrace), nor reach its private directory.
 
-pytest reports through Reprobot's plugin on a file descriptor that this process opened in its
-private directory: what pytest collected (before any test function runs) and its JUnit report
-(as soon as pytest wrote it). After pytest exits every process of the sandbox user is killed,
-so nothing the tests leave behind can change a report afterwards. Code that runs inside the
-pytest process itself can still lie about its own results; the host's cross-checks and the
-verdict say so where it matters.
+pytest reports through Reprobot's plugin on a Unix socket this process holds the other end of:
+what pytest collected (before any test function runs) and its JUnit report (as soon as pytest
+wrote it). The kernel stamps every message with the process id of its sender, and only what
+pytest's own process sent counts: a process the tests fork inherits the socket, but whatever it
+writes, before pytest exits or after, is set aside, and a socket cannot be truncated or rewritten.
+After pytest exits every process of the sandbox user is killed before the channel is read to its
+end. Code that runs inside the pytest process itself can still lie about its own results; the
+host's cross-checks (pytest's exit status against the outcomes, collected ids) and the verdict
+say so where it matters.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import shlex
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 from typing import Any
 
@@ -90,26 +95,92 @@ def as_sandbox_user(
     stdin: int = subprocess.DEVNULL,
     cwd: str = REPO,
     pass_fds: tuple[int, ...] = (),
+    started: Any = None,
 ) -> tuple[int, bytes]:
-    """Run argv as the sandbox user; output goes to log_path (returned empty) or is returned.
+    """Run argv as the sandbox user; output goes to log_path (returned empty) or is returned;
+    ``started`` hears the process id as soon as the process exists.
 
     The exit code is the child's, 128 + N when a signal N killed it, -9 at this runner's timeout
     and 127 when it could not be started."""
     out: Any = open(log_path, "ab") if log_path else subprocess.PIPE  # noqa: SIM115
     try:
-        proc = subprocess.run(
-            argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=subprocess.STDOUT, timeout=timeout,
-            check=False, preexec_fn=_become_sandbox_user, pass_fds=pass_fds,
-        )
-        code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
-        return code, proc.stdout or b""
-    except subprocess.TimeoutExpired as exc:
-        return -9, exc.stdout or b""
+        # No thread of this process runs while it forks (a report channel starts its reader in
+        # ``started``), so the child's preexec_fn cannot meet a lock held by another thread.
+        with subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=subprocess.STDOUT,
+            preexec_fn=_become_sandbox_user, pass_fds=pass_fds,  # noqa: PLW1509
+        ) as proc:
+            if started is not None:
+                started(proc.pid)
+            try:
+                output, _ = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                output, _ = proc.communicate()
+                return -9, output or b""
+            code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+            return code, output or b""
     except (OSError, subprocess.SubprocessError) as exc:
         return 127, str(exc).encode()
     finally:
         if log_path:
             out.close()
+
+
+class ReportChannel:
+    """This process's end of the report socket, read while pytest runs (a report larger than
+    the socket's buffer must not stall it) and kept per sender: the kernel names the sending
+    process of every message (SCM_CREDENTIALS), and only the messages of pytest's own process
+    make up the report."""
+
+    CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
+
+    def __init__(self) -> None:
+        self.ours, self.theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        self.chunks: list[tuple[int, bytes]] = []
+        self.size = 0
+        self.overflow = False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.pytest_pid = -2
+
+    def start(self, pid: int) -> None:
+        """pytest runs as ``pid``: read what arrives (until then the socket's buffer holds it)."""
+        self.pytest_pid = pid
+        self.reader.start()
+
+    def _read(self) -> None:
+        space = socket.CMSG_SPACE(self.CREDENTIALS.size)
+        while True:
+            try:
+                data, ancillary, _, _ = self.ours.recvmsg(1 << 16, space)
+            except OSError:
+                return
+            if not data:
+                return
+            sender = -1
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                    sender = self.CREDENTIALS.unpack(value[: self.CREDENTIALS.size])[0]
+            if self.size + len(data) > REPORT_MAX:
+                self.overflow = True  # keep draining, so that no writer blocks on a full buffer
+                continue
+            self.size += len(data)
+            self.chunks.append((sender, data))
+
+    def close_ours(self) -> None:
+        """Give up this process's copy of the writing end (pytest has its own)."""
+        self.theirs.close()
+
+    def read(self) -> tuple[bytes, int]:
+        """pytest's own messages, and how many bytes other processes sent. Called once every
+        process of the sandbox user is gone, so that the channel reaches its end."""
+        if self.reader.ident is not None:  # started
+            self.reader.join(15)
+        self.ours.close()
+        own = b"".join(data for sender, data in self.chunks if sender == self.pytest_pid)
+        foreign = sum(len(data) for sender, data in self.chunks if sender != self.pytest_pid)
+        return own, foreign
 
 
 def kill_sandbox_user() -> None:
@@ -500,6 +571,7 @@ def main() -> None:
         status["collected"] = report["collected"]
         status["report_exitstatus"] = report["exitstatus"]
         status["report_problem"] = report["problem"]
+        status["report_foreign_bytes"] = report.get("foreign_bytes", 0)
     status["finished"] = time.time()
     trim_log(os.path.join(PRIVATE, "pytest.log"))
     trim_log(os.path.join(PRIVATE, "install.log"))
@@ -512,35 +584,37 @@ def run_pytest(
     """pytest as the sandbox user, reporting on a channel only it and this process hold; with
     the files of the selected ids when pytest cannot find some of them."""
     log = os.path.join(PRIVATE, "pytest.log")
-    path = os.path.join(PRIVATE, "report.jsonl")
     env = dict(env)
     env["PYTHONPATH"] = PLUGIN_DIR + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
-    def once(args: list[str]) -> int:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    def once(args: list[str]) -> tuple[int, dict[str, Any]]:
+        channel = ReportChannel()
+        fd = channel.theirs.fileno()
         try:
-            run_env = dict(env, **{REPORT_FD_VAR: str(fd)})
-            code, _ = as_sandbox_user(args, run_env, timeout, log, pass_fds=(fd,))
+            code, _ = as_sandbox_user(
+                args, dict(env, **{REPORT_FD_VAR: str(fd)}), timeout, log, pass_fds=(fd,),
+                started=channel.start,
+            )
         finally:
-            os.close(fd)
-        return code
+            channel.close_ours()
+        # Nothing the tests started may still hold the channel when it is read to its end.
+        kill_sandbox_user()
+        data, foreign = channel.read()
+        report = parse_report(data)
+        if channel.overflow:
+            report["problem"] = "the report channel holds more than %d bytes" % REPORT_MAX
+        report["foreign_bytes"] = foreign
+        return code, report
 
-    code = once(argv + selection)
+    code, report = once(argv + selection)
     mode = "ids"
     if code == PYTEST_USAGE_ERROR and selection:
         # An id pytest cannot find aborts the whole run; fall back to the files named.
-        kill_sandbox_user()
         files = sorted({s.split("::", 1)[0] for s in selection if os.path.exists(os.path.join(REPO, s.split("::", 1)[0]))})
         with open(log, "ab") as note:
             note.write(b"\n[reprobot: some selected ids were not found; running their files]\n")
-        code = once(argv + files)
+        code, report = once(argv + files)
         mode = "files"
-    kill_sandbox_user()
-    with open(path, "rb") as channel:
-        data = channel.read(REPORT_MAX + 1)
-    report = parse_report(data[:REPORT_MAX])
-    if len(data) > REPORT_MAX:
-        report["problem"] = "the report channel holds more than %d bytes" % REPORT_MAX
     return report, code, mode
 
 
