@@ -150,7 +150,12 @@ def test_collection_error_and_outcome_kinds(
                 "class Skipped(Exception):\n    pass\n\n"
                 "def test_own_skip():\n    raise Skipped('NumPy not installed')\n\n"
                 "class SkippedNot(Exception):\n    pass\n\n"
-                "def test_other_exception():\n    raise SkippedNot('a failure')\n"
+                "def test_other_exception():\n    raise SkippedNot('a failure')\n\n"
+                # Expected failures, marked or called, and unexpected passes.
+                "@pytest.mark.xfail(reason='known')\ndef test_xfail():\n    assert False\n\n"
+                "def test_xfail_called():\n    pytest.xfail('not yet')\n\n"
+                "@pytest.mark.xfail(reason='lenient')\ndef test_xpass():\n    pass\n\n"
+                "@pytest.mark.xfail(strict=True)\ndef test_xpass_strict():\n    pass\n"
             ),
             "tests/test_broken.py": "import not_a_module_anywhere\n\ndef test_never():\n    pass\n",
         }
@@ -169,6 +174,10 @@ def test_collection_error_and_outcome_kinds(
     assert run.outcomes["tests/test_kinds.py::TestGroup::test_param[2]"] is Outcome.FAILED
     assert run.outcomes["tests/test_kinds.py::test_own_skip"] is Outcome.SKIPPED
     assert run.outcomes["tests/test_kinds.py::test_other_exception"] is Outcome.FAILED
+    assert run.outcomes["tests/test_kinds.py::test_xfail"] is Outcome.XFAILED
+    assert run.outcomes["tests/test_kinds.py::test_xfail_called"] is Outcome.XFAILED
+    assert run.outcomes["tests/test_kinds.py::test_xpass"] is Outcome.XPASSED
+    assert run.outcomes["tests/test_kinds.py::test_xpass_strict"] is Outcome.FAILED
     assert run.outcomes["tests/test_broken.py"] is Outcome.ERROR
     assert run.outcomes["tests/test_broken.py::test_never"] is Outcome.ERROR
 

@@ -311,24 +311,32 @@ def _lines(*records: object) -> bytes:
 def test_parse_report_of_a_whole_run() -> None:
     data = _lines(
         {"collected": ["t.py::a", "t.py::b"]},
-        {"finished": True, "exitstatus": 1, "junit": "<testsuites/>"},
+        {"finished": True, "exitstatus": 1, "junit": "<testsuites/>", "xpassed": ["t.py::b"]},
     )
     assert runner.parse_report(data) == {
         "collected": ["t.py::a", "t.py::b"],
         "junit": "<testsuites/>",
         "exitstatus": 1,
         "problem": None,
+        "xpassed": ["t.py::b"],
     }
 
 
 def test_parse_report_of_a_run_that_died_before_finishing() -> None:
     report = runner.parse_report(_lines({"collected": []}))
-    assert report == {"collected": [], "junit": None, "exitstatus": None, "problem": None}
+    assert report == {
+        "collected": [],
+        "junit": None,
+        "exitstatus": None,
+        "problem": None,
+        "xpassed": [],
+    }
     assert runner.parse_report(b"") == {
         "collected": None,
         "junit": None,
         "exitstatus": None,
         "problem": None,
+        "xpassed": [],
     }
 
 
@@ -338,6 +346,7 @@ def test_parse_report_of_a_run_that_died_before_finishing() -> None:
         (b"not json\n", "not JSON"),
         (b"[1, 2]\n", "not an object"),
         (_lines({"collected": "t.py::a"}), "not a list of strings"),
+        (_lines({"finished": True, "xpassed": [1]}), "unexpected passes are not a list"),
         (_lines({"collected": []}, {"collected": ["forged"]}), "never writes"),
         (_lines({"finished": True}, {"finished": True}), "never writes"),
         (_lines({"collected": []}, {"anything": 1}), "never writes"),

@@ -38,8 +38,12 @@ F2P, P2P, P2F, F2F = "F->P", "P->P", "P->F", "F->F"
 
 
 def harness_status(outcome: Outcome | None) -> str | None:
-    """``"P"``, ``"F"`` or None (errored, skipped or absent), the harness's three states."""
-    if outcome is Outcome.PASSED:
+    """``"P"``, ``"F"`` or None (errored, skipped or absent), the harness's three states.
+
+    SWT-Bench's harness reads pytest's XFAIL as a pass (as SWE-bench's log parser does) and an
+    XPASS as its console shows it; the paper's figures count them so, and so does this metric.
+    Reprobot's own verdicts never do (``validation.results.verdict``)."""
+    if outcome in (Outcome.PASSED, Outcome.XFAILED, Outcome.XPASSED):
         return "P"
     if outcome is Outcome.FAILED:
         return "F"

@@ -148,7 +148,15 @@ def unittest_node_id(name: str, dotted: str, files: Collection[str]) -> str | No
 
 
 # Worst first: how a group of node ids standing for one instance id is summarised.
-_SEVERITY = (Outcome.FAILED, Outcome.ERROR, Outcome.MISSING, Outcome.SKIPPED, Outcome.PASSED)
+_SEVERITY = (
+    Outcome.FAILED,
+    Outcome.ERROR,
+    Outcome.MISSING,
+    Outcome.SKIPPED,
+    Outcome.XFAILED,
+    Outcome.XPASSED,
+    Outcome.PASSED,
+)
 
 
 def combined_outcome(outcomes: Iterable[Outcome]) -> Outcome:

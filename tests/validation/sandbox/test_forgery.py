@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -330,16 +331,70 @@ _atexit.register(_forge)
 """
 
 
-def forging_fix() -> str:
-    init = "src/durations/__init__.py"
-    old = (EXAMPLE / init).read_text()
+def example_diff(path: str, edit: Callable[[str], str]) -> str:
+    old = (EXAMPLE / path).read_text()
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        (old + FORGING_CODE).splitlines(keepends=True),
-        f"a/{init}",
-        f"b/{init}",
+        old.splitlines(keepends=True), edit(old).splitlines(keepends=True), f"a/{path}", f"b/{path}"
     )
     return "".join(lines)
+
+
+def forging_fix() -> str:
+    return example_diff("src/durations/__init__.py", lambda old: old + FORGING_CODE)
+
+
+# Library code that declares the failing input an expected failure: the bug stays, and pytest's
+# exit status calls the run a success.
+XFAILING_CODE = """\
+    if sum(char in UNITS for char in text) > 1:
+        import pytest
+
+        pytest.xfail("several units are not supported yet")
+"""
+
+
+def xfailing_fix() -> str:
+    anchor = "    unit = text[-1]\n"
+    return example_diff(
+        "src/durations/parse.py", lambda old: old.replace(anchor, XFAILING_CODE + anchor)
+    )
+
+
+# A conftest that marks every test an expected failure, strict or not.
+XFAIL_MARKING_CONFTEST = """\
+--- /dev/null
++++ b/conftest.py
+@@ -0,0 +1,6 @@
++import pytest
++
++
++def pytest_collection_modifyitems(items):
++    for item in items:
++        item.add_marker(pytest.mark.xfail(reason="flaky"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("fix", "after"),
+    [(xfailing_fix(), "XF"), (XFAIL_MARKING_CONFTEST, "XF")],
+    ids=["library-calls-xfail", "conftest-marks-xfail"],
+)
+def test_an_expected_failure_is_never_the_pass_that_verifies_a_fix(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    example_repo: Path,
+    fix: str,
+    after: str,
+) -> None:
+    base = RepoSnapshot.from_git(example_repo, "HEAD")
+    verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), fix=Patch(fix))
+    assert verdict.status == "not_verified" and not verdict.success
+    assert {t: tr.kind for t, tr in verdict.transitions.items()} == {
+        "tests/test_multi.py::test_multi_unit": f"F->{after}"
+    }
+    assert "fail → xfail (marked as an expected failure with the change: not a pass)" in (
+        render_verdict(verdict)
+    )
 
 
 # A conftest can make pytest itself lie; the verdict then says the pull request changes how its

@@ -8,7 +8,14 @@ from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
 from reprobot.validation.results.verdict import Transition
 from reprobot.validation.verify import Verdict
 
-_SIDE_WORD = {"P": "pass", "F": "fail", "E": "error", "S": "skipped"}
+_SIDE_WORD = {
+    "P": "pass",
+    "F": "fail",
+    "E": "error",
+    "S": "skipped",
+    "XF": "xfail",
+    "XP": "xpass",
+}
 # What a transition means for the verdict, where its two words do not say it.
 _KIND_NOTE = {
     "F->P": "reproduced, then fixed",
@@ -28,8 +35,16 @@ def kind_text(kind: str) -> str:
     if before not in _SIDE_WORD or after not in _SIDE_WORD:
         return kind
     text = f"{_SIDE_WORD[before]} → {_SIDE_WORD[after]}"
-    note = _KIND_NOTE.get(kind) or ("skipped before the change" if before == "S" else "")
+    note = _KIND_NOTE.get(kind) or _side_note(before, after)
     return f"{text} ({note})" if note else text
+
+
+def _side_note(before: str, after: str) -> str:
+    if after in ("XF", "XP"):
+        return "marked as an expected failure with the change: not a pass"
+    if before == "S":
+        return "skipped before the change"
+    return ""
 
 
 _MAX_LISTED = 30

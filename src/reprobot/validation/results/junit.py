@@ -21,7 +21,14 @@ from defusedxml import DefusedXmlException
 from reprobot.validation.errors import ReprobotError
 from reprobot.validation.results.testrun import Outcome
 
-_RANK = {Outcome.PASSED: 0, Outcome.SKIPPED: 1, Outcome.ERROR: 2, Outcome.FAILED: 3}
+_RANK = {
+    Outcome.PASSED: 0,
+    Outcome.XPASSED: 1,
+    Outcome.SKIPPED: 2,
+    Outcome.XFAILED: 3,
+    Outcome.ERROR: 4,
+    Outcome.FAILED: 5,
+}
 _DETAIL_LIMIT = 4000
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
@@ -167,7 +174,7 @@ def _result(case: Element) -> tuple[Outcome, str]:
             outcome, detail = Outcome.ERROR, text
         elif child.tag == "skipped":
             is_xfail = (child.get("type") or "") == "pytest.xfail"
-            outcome = Outcome.PASSED if is_xfail else Outcome.SKIPPED
+            outcome = Outcome.XFAILED if is_xfail else Outcome.SKIPPED
             detail = f"{'xfail' if is_xfail else 'skipped'}: {child.get('message') or ''}"
     return outcome, detail
 
@@ -176,8 +183,8 @@ def parse_junit(
     data: bytes, repo_files: Collection[str]
 ) -> tuple[dict[str, Outcome], dict[str, str]]:
     """Outcomes and failure details per node id. A test reported twice (a failing call and an
-    erroring teardown) keeps its worst outcome. xfail counts as passed, as pytest's exit status
-    and the SWE-bench harness count it."""
+    erroring teardown) keeps its worst outcome. An expected failure is ``XFAILED``; an
+    unexpected pass looks like any pass in JUnit, and the plugin names those (``XPASSED``)."""
     depth = _depth(repo_files)
     outcomes: dict[str, Outcome] = {}
     details: dict[str, str] = {}

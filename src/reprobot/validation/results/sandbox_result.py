@@ -76,6 +76,8 @@ class RunnerStatus(_Model):
     report_problem: str | None = Field(default=None, max_length=4000)
     # Bytes other processes than pytest's own wrote to its report channel (set aside unread).
     report_foreign_bytes: int = Field(default=0, ge=0)
+    # Tests marked as expected failures that passed, which JUnit shows as plain passes.
+    xpassed: list[str] = Field(default_factory=list, max_length=1_000_000)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,12 @@ _SIDE = {
     Outcome.ERROR: "E",
     Outcome.MISSING: "E",
     Outcome.SKIPPED: "S",
+    Outcome.XFAILED: "XF",
+    Outcome.XPASSED: "XP",
 }
+# Outcomes after a fix that are not a pass of a test meant to pass: a failure, an error, a test
+# that is gone, and one marked as expected to fail (whether it then failed or passed).
+_NOT_PASSING = (Outcome.FAILED, Outcome.ERROR, Outcome.MISSING, Outcome.XFAILED, Outcome.XPASSED)
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,8 @@ class Transition:
 
     @property
     def kind(self) -> str:
-        """``"F->P"``, ``"P->F"``...: ``E`` is an error or a missing test, ``S`` a skipped one."""
+        """``"F->P"``, ``"P->F"``...: ``E`` is an error or a missing test, ``S`` a skipped one,
+        ``XF`` and ``XP`` one marked as an expected failure that failed or passed."""
         return f"{_SIDE[self.before]}->{_SIDE[self.after]}"
 
     @property
@@ -48,7 +54,7 @@ class Transition:
 
     @property
     def fails_after(self) -> bool:
-        return self.after in (Outcome.FAILED, Outcome.ERROR, Outcome.MISSING)
+        return self.after in _NOT_PASSING
 
 
 def transitions(
@@ -70,7 +76,8 @@ def is_success(graded: Mapping[str, Transition]) -> bool:
 def broken_tests(
     before: Mapping[str, Outcome], after: Mapping[str, Outcome]
 ) -> dict[str, Transition]:
-    """Tests that pass before the fix and fail or error with it (P->F, P->E).
+    """Tests that pass before the fix and fail or error with it, or are marked as expected to
+    fail with it (P->F, P->E, P->XF, P->XP).
 
     For a project's existing tests run as a guard: a test failing on both sides says nothing of
     the fix, and one missing after it was removed or renamed by the fix, not broken; unless its
@@ -84,7 +91,7 @@ def broken_tests(
     for t in sorted(before):
         if "::" not in t or before[t] is not Outcome.PASSED:
             continue
-        if after.get(t) in (Outcome.FAILED, Outcome.ERROR):
+        if after.get(t) in (Outcome.FAILED, Outcome.ERROR, Outcome.XFAILED, Outcome.XPASSED):
             broken[t] = Transition(t, Outcome.PASSED, after[t])
         elif t not in after and t.split("::", 1)[0] in uncollected:
             broken[t] = Transition(t, Outcome.PASSED, Outcome.ERROR)

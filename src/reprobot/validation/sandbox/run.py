@@ -305,6 +305,9 @@ def to_testrun(
                     )
                     outcomes, failures = {}, {}
                 else:
+                    for test_id in status.xpassed:
+                        if outcomes.get(test_id) is Outcome.PASSED:
+                            outcomes[test_id] = Outcome.XPASSED
                     error = _pytest_problem(status, hit)
                     if error is None and status.tool == "pytest":
                         error = exit_disagrees(status.pytest_exit, outcomes)

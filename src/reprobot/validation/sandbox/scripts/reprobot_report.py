@@ -4,8 +4,9 @@ Loaded with ``-p reprobot_report`` from a folder the tests cannot write. It repo
 descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of the run holds:
 
 - when collection finishes, before any test function runs, the ids pytest collected;
-- when the session finishes, right after pytest wrote its JUnit report, that report's text and
-  pytest's exit status; then it closes the descriptor.
+- when the session finishes, right after pytest wrote its JUnit report, that report's text,
+  pytest's exit status and the tests marked as expected failures that passed (JUnit shows
+  those as plain passes); then it closes the descriptor.
 
 The descriptor is taken out of the environment and is not inherited by the tests' subprocesses.
 
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 _channel: dict[str, Any] = {"fd": None}
+_xpassed: list[str] = []
 
 
 def _send(record: dict[str, Any]) -> None:
@@ -73,6 +75,11 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
             report.longrepr = (str(path), (lineno or 0) + 1, f"Skipped: {reason}")
 
 
+def pytest_runtest_logreport(report: Any) -> None:
+    if report.when == "call" and report.passed and getattr(report, "wasxfail", None) is not None:
+        _xpassed.append(report.nodeid)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     if _channel["fd"] is None:
@@ -85,6 +92,6 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
                 junit = fh.read()
         except OSError:
             junit = None
-    _send({"finished": True, "exitstatus": int(exitstatus), "junit": junit})
+    _send({"finished": True, "exitstatus": int(exitstatus), "junit": junit, "xpassed": _xpassed})
     os.close(_channel["fd"])
     _channel["fd"] = None

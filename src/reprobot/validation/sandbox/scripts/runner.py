@@ -406,7 +406,8 @@ def coverage_json(env: dict[str, str], rcfile: str, contexts: bool) -> bool:
 def parse_report(data: bytes) -> dict[str, Any]:
     """What the report channel says: the collected ids, the JUnit text, pytest's exit status,
     and a problem when the channel holds anything but what the plugin writes."""
-    report: dict[str, Any] = {"collected": None, "junit": None, "exitstatus": None, "problem": None}
+    report: dict[str, Any] = {"collected": None, "junit": None, "exitstatus": None, "problem": None,
+                              "xpassed": []}
     finished = False
     for line in data.splitlines():
         try:
@@ -429,6 +430,11 @@ def parse_report(data: bytes) -> dict[str, Any]:
             report["junit"] = junit if isinstance(junit, str) else None
             status = record.get("exitstatus")
             report["exitstatus"] = status if isinstance(status, int) else None
+            xpassed = record.get("xpassed", [])
+            if not isinstance(xpassed, list) or not all(isinstance(i, str) for i in xpassed):
+                report["problem"] = "the unexpected passes are not a list of strings"
+                return report
+            report["xpassed"] = xpassed
         else:
             report["problem"] = "the report channel holds a record the plugin never writes"
             return report
@@ -572,6 +578,7 @@ def main() -> None:
         status["report_exitstatus"] = report["exitstatus"]
         status["report_problem"] = report["problem"]
         status["report_foreign_bytes"] = report.get("foreign_bytes", 0)
+        status["xpassed"] = report.get("xpassed", [])
     status["finished"] = time.time()
     trim_log(os.path.join(PRIVATE, "pytest.log"))
     trim_log(os.path.join(PRIVATE, "install.log"))
