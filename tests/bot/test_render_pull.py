@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from reprobot.bot.render.markdown import COMMENT_LIMIT
@@ -255,28 +253,38 @@ def test_the_longest_sections_lose_their_details_first() -> None:
     assert comment.count("<details>") == comment.count("</details>")
 
 
-def test_a_fork_that_changes_how_its_tests_run_does_not_earn_the_label_unseen() -> None:
-    harnessed = replace(VERIFIED, harness_changes=("conftest.py", "setup.cfg"))
-    issues = [IssueVerdict(1, harnessed)]
-    own = render_pull_report(
-        repo="acme/durations", pull_number=7, head_sha=HEAD, issues=issues, own_tests=NO_TESTS
+def test_a_change_to_how_tests_run_needs_review_and_never_earns_the_label() -> None:
+    harnessed = grade(
+        TestRun(outcomes={"t.py::a": F}),
+        TestRun(outcomes={"t.py::a": P}),
+        Patch(FIX),
+        {"m.py": b"x = 1\n"},
+        {"m.py": b"x = 2\n"},
+        BASE,
+        HEAD,
+        harness=("conftest.py", "setup.cfg"),
     )
-    fork = render_pull_report(
-        repo="acme/durations",
-        pull_number=7,
-        head_sha=HEAD,
-        issues=issues,
-        own_tests=NO_TESTS,
-        from_fork=True,
-    )
-    for report in (own, fork):
-        assert report.conclusion == "success"
+    assert harnessed.status == "needs_review" and not harnessed.success
+    assert "decide how its tests run (conftest.py, setup.cfg)" in harnessed.reasons[-1]
+    for from_fork in (False, True):
+        report = render_pull_report(
+            repo="acme/durations",
+            pull_number=7,
+            head_sha=HEAD,
+            issues=[IssueVerdict(1, harnessed), IssueVerdict(2, VERIFIED)],
+            own_tests=NO_TESTS,
+            from_fork=from_fork,
+        )
+        assert report.conclusion == "neutral"
+        assert report.title == (
+            "🔍 Needs review: the tests of #1 pass, but this change alters how they run"
+        )
         assert report.harness_changes == ("conftest.py", "setup.cfg")
         assert "changes how its tests run:** `conftest.py`, `setup.cfg`" in report.comment
-    assert own.label_allowed
-    assert not fork.label_allowed
-    assert "The label is not added on its own" in fork.comment
-    assert "The label is not added on its own" not in own.comment
+        assert (
+            "### Issue #1: 🔍 Needs review: the reproducing test passes with this change, but it "
+            "changes how its tests run"
+        ) in report.comment
     # A fork that changes none of them gets the label as before.
     plain = render_pull_report(
         repo="acme/durations",
@@ -286,6 +294,7 @@ def test_a_fork_that_changes_how_its_tests_run_does_not_earn_the_label_unseen() 
         own_tests=NO_TESTS,
         from_fork=True,
     )
+    assert plain.conclusion == "success"
     assert plain.label_allowed and plain.harness_changes == ()
 
 

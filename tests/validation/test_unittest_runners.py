@@ -102,8 +102,8 @@ def test_a_unittest_project_reports_every_outcome(
         f"{case}test_add_wrong": Outcome.FAILED,
         f"{case}test_div_by_zero": Outcome.ERROR,
         f"{case}test_skipped": Outcome.SKIPPED,
-        # An expected failure counts as passed, as pytest's xfail does.
-        f"{case}test_known_bug": Outcome.PASSED,
+        # An expected failure is one, as pytest's xfail is: never a pass.
+        f"{case}test_known_bug": Outcome.XFAILED,
         # One failing subtest fails its test.
         f"{case}test_sub": Outcome.FAILED,
         # A class fixture that fails errors every test of its class.

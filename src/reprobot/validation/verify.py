@@ -37,7 +37,10 @@ from reprobot.validation.source.snapshot import RepoSnapshot
 # "weak": no test that goes from fail to pass checks a result: each only checks that the
 # reported error no longer occurs or that a reported wrong value is gone (see
 # results/oracles.py), so a fix giving another wrong result would pass as well.
-Status = Literal["verified", "weak", "not_verified", "inconclusive"]
+# "needs_review": the tests pass as they should, but the change touches what decides how they
+# run (harness_files): code there runs inside the test process and can make it report anything,
+# so only a maintainer who reads it can call the fix verified.
+Status = Literal["verified", "weak", "needs_review", "not_verified", "inconclusive"]
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,8 @@ def grade(
     """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
     what it checks), a success whose fail-to-pass tests check no result is "weak"; with
     ``guard``, an existing test that passes before the fix and fails with it makes a success
-    "not_verified", whatever the reproducing tests say."""
+    "not_verified", whatever the reproducing tests say; a success of a fix that changes
+    ``harness`` files (how the tests run) "needs_review", never "verified"."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
     # A module that failed to collect on one side only shows up as its file id; keep test ids.
     if test_ids is None:
@@ -187,6 +191,14 @@ def grade(
                 f"{len(broken)} existing test(s) of {named} pass before this change and fail "
                 "with it"
             )
+    if harness and status in ("verified", "weak"):
+        status = "needs_review"
+        reasons.append(
+            f"the change touches {len(harness)} file(s) that decide how its tests run "
+            f"({', '.join(harness[:5])}{', …' if len(harness) > 5 else ''}): code there runs "
+            "inside the test process and can make it report a pass, so the result needs a "
+            "maintainer's review"
+        )
     return Verdict(
         status=status,
         success=success and status == "verified",

@@ -452,12 +452,28 @@ def test_a_forging_fix_is_not_verified_by_reprobot_verify(
     assert verdict["harness_changes"] == []
 
 
-def test_a_fix_that_changes_how_tests_run_is_named_in_the_verdict(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+def test_a_fix_that_changes_how_tests_run_needs_review_and_says_so(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    example_repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     base = RepoSnapshot.from_git(example_repo, "HEAD")
     verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), fix=Patch(CONFTEST_FIX))
-    # Code inside pytest's own process can make it lie; the verdict says where that code is.
+    # Code inside pytest's own process made it report a pass; the verdict says where that code
+    # is, and does not call the fix verified.
     assert verdict.harness_changes == ("conftest.py",)
-    text = render_verdict(verdict)
+    assert verdict.status == "needs_review" and not verdict.success
+    (tmp_path / "tests.diff").write_text(NEW_TEST)
+    (tmp_path / "fix.diff").write_text(CONFTEST_FIX)
+    argv = ["verify", "--repo", str(example_repo), "--base", "HEAD", "--python", "3.11"]
+    argv += ["--install", "python -m pip install -e '.[test]'"]
+    argv += ["--fix", str(tmp_path / "fix.diff"), "--tests", str(tmp_path / "tests.diff")]
+    assert main([*argv, "--markdown"]) == 0
+    text = capsys.readouterr().out
+    assert (
+        "### 🔍 Needs review: the reproducing test passes with this change, but it changes how"
+        in text
+    )
     assert "This pull request changes how its tests run:** `conftest.py`" in text

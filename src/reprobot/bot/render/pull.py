@@ -244,6 +244,11 @@ def _title(issues: Sequence[IssueVerdict], conclusion: Conclusion) -> str:
         failed = [i.verdict for i in issues if i.verdict and i.verdict.status == "not_verified"]
         why = _headline(failed[0])[0].split(": ", 1)[-1]
         text = f"❌ Not verified for {_refs(having('not_verified'))}: {why}"
+    elif having("needs_review"):
+        text = (
+            f"🔍 Needs review: the tests of {_refs(having('needs_review'))} pass, but this change "
+            "alters how they run"
+        )
     elif having("weak"):
         weak = next(i.verdict for i in issues if i.verdict and i.verdict.status == "weak")
         short = weak.short_of_a_result() or "the reported problem is gone"

@@ -63,6 +63,12 @@ def _headline(verdict: Verdict) -> str:
             f"### ⚠️ Not verified: the reproducing {tests} with this change, but only check"
             f"{'s' if fixed == 1 else ''} that {short}"
         )
+    if verdict.status == "needs_review":
+        tests = "test passes" if fixed == 1 else f"{fixed} tests pass"
+        return (
+            f"### 🔍 Needs review: the reproducing {tests} with this change, but it changes "
+            "how its tests run"
+        )
     if verdict.status == "not_verified":
         failing = sum(1 for t in verdict.transitions.values() if t.fails_after)
         if fixed == 0:

@@ -15,7 +15,19 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
-ALWAYS = frozenset({"conftest.py", "pytest.ini", "sitecustomize.py", "usercustomize.py"})
+# pytest reads the first of pytest.toml, .pytest.toml, pytest.ini, .pytest.ini it finds (pytest 9
+# reads all four; older ones the ini files): a new one wins over the project's own configuration.
+ALWAYS = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
+)
 CONFIG_FILES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
 # setup.cfg and tox.ini sections that configure pytest or register its plugins.
 _INI_SECTIONS = ("tool:pytest", "pytest", "options.entry_points")
