@@ -231,3 +231,27 @@ def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> Non
         grade(_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "b", None, guard=broke).reasons
         == ()
     )
+
+
+def test_a_success_that_removes_a_passing_guard_test_needs_review() -> None:
+    fix = Patch(DIFF)
+    # The fix deletes g.py::y, which passed: a removed test cannot fail.
+    gone = GuardRuns(("g.py",), _run({"g.py::x": P, "g.py::y": P}), _run({"g.py::x": P}))
+    verdict = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=gone)
+    assert (verdict.status, verdict.success) == ("needs_review", False)
+    assert verdict.review == (
+        "it removes 1 existing test(s) of g.py that pass before it (e.g. g.py::y): a removed "
+        "test cannot fail, so a maintainer must confirm it should go",
+    )
+    assert verdict.reasons == tuple(
+        f"the change needs a maintainer's review: {c}" for c in verdict.review
+    )
+
+
+def test_review_reasons_turn_a_success_into_needs_review_and_nothing_else() -> None:
+    fix = Patch(DIFF)
+    why = ("it also edits tests/t.py, which holds the reproducing tests",)
+    passing = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, review=why)
+    assert passing.status == "needs_review" and passing.review == why
+    failing = grade(_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "b", None, review=why)
+    assert failing.status == "not_verified"

@@ -25,6 +25,7 @@ from reprobot.validation.results.verdict import (
     change_coverage,
     changed_lines,
     is_success,
+    removed_tests,
     transitions,
 )
 from reprobot.validation.sandbox.limits import RunLimits
@@ -33,6 +34,7 @@ from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.source.test_integrity import edited_test_files, shadowing_files
 
 # "weak": no test that goes from fail to pass checks a result: each only checks that the
 # reported error no longer occurs or that a reported wrong value is gone (see
@@ -60,6 +62,10 @@ class Verdict:
     # Files the fix changes that run code, or set options, inside the test process before the
     # tests run (conftest.py, pytest's configuration, plugins, sitecustomize, .pth files).
     harness_changes: tuple[str, ...] = ()
+    # Why a pass of the tests is not enough on its own (the change edits the reproducing tests'
+    # files, adds a module they would import instead of the project's, removes existing tests):
+    # what makes a success "needs_review".
+    review: tuple[str, ...] = ()
     # What each graded test checks, when its source could be read.
     oracles: Mapping[str, Oracle] = field(default_factory=dict)
     # The project's existing test modules for the files the fix changes, run before and after it;
@@ -144,12 +150,14 @@ def grade(
     harness: Sequence[str] = (),
     oracles: Mapping[str, Oracle] | None = None,
     guard: GuardRuns | None = None,
+    review: Sequence[str] = (),
 ) -> Verdict:
     """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
     what it checks), a success whose fail-to-pass tests check no result is "weak"; with
     ``guard``, an existing test that passes before the fix and fails with it makes a success
     "not_verified", whatever the reproducing tests say; a success of a fix that changes
-    ``harness`` files (how the tests run) "needs_review", never "verified"."""
+    ``harness`` files (how the tests run), removes a guard test that passed, or has another
+    ``review`` reason "needs_review", never "verified"."""
     graded = transitions(before.outcomes, after.outcomes, test_ids)
     # A module that failed to collect on one side only shows up as its file id; keep test ids.
     if test_ids is None:
@@ -175,6 +183,7 @@ def grade(
         )
     else:
         status = "verified"
+    concerns = list(review)
     if guard is not None and status in ("verified", "weak"):
         named = ", ".join(guard.modules)
         trouble = _problems(guard.before, "before the fix") + _problems(guard.after, "after it")
@@ -191,14 +200,22 @@ def grade(
                 f"{len(broken)} existing test(s) of {named} pass before this change and fail "
                 "with it"
             )
-    if harness and status in ("verified", "weak"):
-        status = "needs_review"
-        reasons.append(
-            f"the change touches {len(harness)} file(s) that decide how its tests run "
+        elif removed := removed_tests(guard.before.outcomes, guard.after.outcomes):
+            concerns.append(
+                f"it removes {len(removed)} existing test(s) of {named} that pass before it "
+                f"(e.g. {removed[0]}): a removed test cannot fail, so a maintainer must confirm "
+                "it should go"
+            )
+    if harness:
+        concerns.insert(
+            0,
+            f"it touches {len(harness)} file(s) that decide how its tests run "
             f"({', '.join(harness[:5])}{', …' if len(harness) > 5 else ''}): code there runs "
-            "inside the test process and can make it report a pass, so the result needs a "
-            "maintainer's review"
+            "inside the test process and can make it report a pass",
         )
+    if concerns and status in ("verified", "weak"):
+        status = "needs_review"
+        reasons.extend(f"the change needs a maintainer's review: {c}" for c in concerns)
     return Verdict(
         status=status,
         success=success and status == "verified",
@@ -211,6 +228,7 @@ def grade(
         fix=fix,
         reasons=tuple(reasons),
         harness_changes=tuple(harness),
+        review=tuple(concerns),
         oracles=dict(oracles or {}),
         guard_modules=guard.modules if guard is not None else (),
     )
@@ -260,8 +278,9 @@ def verify(
             client, env, head, [tests], selection, True, limits, coverage_files=measured
         )
     else:
+        # The tests go last, as over a pull request's head: a fix cannot rewrite them.
         after = run_tests(
-            client, env, base, [tests, fix], selection, True, limits, coverage_files=measured
+            client, env, base, [fix, tests], selection, True, limits, coverage_files=measured
         )
     _told(progress, "after the fix", after)
     changes = changed_lines(fix)
@@ -282,8 +301,9 @@ def verify(
     )
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
-    verdict = grade(*args, test_ids, harness, oracles)
-    if not guard or verdict.status not in ("verified", "weak"):
+    review = integrity_concerns(base, tests, fix)
+    verdict = grade(*args, test_ids, harness, oracles, review=review)
+    if not guard or verdict.status not in ("verified", "weak", "needs_review"):
         return verdict
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
@@ -296,7 +316,31 @@ def verify(
     else:
         guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
     _told(progress, "of the existing tests after the fix", guard_after)
-    return grade(*args, test_ids, harness, oracles, GuardRuns(modules, guard_before, guard_after))
+    guard_runs = GuardRuns(modules, guard_before, guard_after)
+    return grade(*args, test_ids, harness, oracles, guard_runs, review)
+
+
+def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch) -> list[str]:
+    """Ways the fix reaches the reproducing tests themselves (``test_integrity``), in words."""
+    concerns = []
+    edited = edited_test_files(fix, tests)
+    if edited:
+        concerns.append(
+            f"it also edits {', '.join(edited)}, which holds the reproducing tests: the tests "
+            "that ran may not be the ones drafted"
+        )
+    test_files = [f for f in tests.files if f.endswith(".py")]
+    try:
+        sources = patched_sources(base, [tests], test_files)
+    except SnapshotError:
+        sources = {}
+    shadows = shadowing_files(fix, sources, base.list_files())
+    if shadows:
+        concerns.append(
+            f"it adds {', '.join(shadows)}, which the reproducing tests would import in place "
+            "of the project's own module"
+        )
+    return concerns
 
 
 def read_oracles(base: RepoSnapshot, tests: Patch) -> dict[str, Oracle]:

@@ -98,6 +98,22 @@ def broken_tests(
     return broken
 
 
+def removed_tests(before: Mapping[str, Outcome], after: Mapping[str, Outcome]) -> list[str]:
+    """Tests that pass before the fix and are gone with it, sorted: deleted or renamed along
+    with their module, or alone from a module that still runs. (A module that no longer
+    collects breaks its tests instead: ``broken_tests``.)"""
+    uncollected = {t for t, o in after.items() if "::" not in t and o is Outcome.ERROR}
+    ran_in = {t.split("::", 1)[0] for t in after if "::" in t}
+    return sorted(
+        t
+        for t, outcome in before.items()
+        if "::" in t
+        and outcome is Outcome.PASSED
+        and t not in after
+        and (t.split("::", 1)[0] in ran_in or t.split("::", 1)[0] not in uncollected)
+    )
+
+
 @dataclass(frozen=True)
 class ChangedLines:
     """Lines a patch removes (numbered in the old file) and adds (numbered in the new file)."""

@@ -1,0 +1,135 @@
+"""The tests that ran after a fix are the tests that were drafted: a fix that reaches them (by
+editing their file, by adding a module they import in place of the project's, by deleting the
+existing tests it breaks) is never verified, and a fix given as a patch is judged as the same
+change at a pull request's head is."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import Verdict, verify
+from tests.support.example_patches import FIX, NEW_TEST
+from tests.support.repos import EXAMPLE, git
+
+MULTI = "tests/test_multi.py::test_multi_unit"
+
+
+def example_diff(path: str, edit: Callable[[str], str]) -> str:
+    old = (EXAMPLE / path).read_text()
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), edit(old).splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    return "".join(lines)
+
+
+IMPORTS = "from durations import format_duration, parse_duration\n"
+
+# The drafted test, added to an existing test module.
+DRAFTED_IN_TEST_PARSE = example_diff(
+    "tests/test_parse.py",
+    lambda old: old + '\n\ndef test_multi_unit():\n    assert parse_duration("1h30m") == 5400\n',
+)
+
+# A "fix" that leaves the bug and replaces, in the test module, the function the test calls.
+REPLACES_THE_HELPER = example_diff(
+    "tests/test_parse.py",
+    lambda old: old.replace(
+        IMPORTS,
+        IMPORTS + "\n_real = parse_duration\n\n\ndef parse_duration(text):\n"
+        '    return 5400 if text == "1h30m" else _real(text)\n',
+    ),
+)
+
+# A "fix" that adds a module named like the package next to the tests (pytest puts the tests'
+# folder first on the path).
+SHADOWS_THE_PACKAGE = """\
+--- /dev/null
++++ b/tests/durations.py
+@@ -0,0 +1,2 @@
++def parse_duration(text):
++    return 5400
+"""
+
+# The real fix, plus the deletion of an existing test of the module it changes.
+DELETES_A_GUARD_TEST = FIX + example_diff(
+    "tests/test_parse.py",
+    lambda old: old.replace(
+        '\n\ndef test_format():\n    assert format_duration(5400) == "1h30m"\n'
+        '    assert format_duration(0) == "0s"\n',
+        "\n",
+    ),
+)
+
+
+def _verify(
+    env: EnvImage, repo: Path, client: docker.DockerClient, tests: str, fix: str
+) -> Verdict:
+    base = RepoSnapshot.from_git(repo, "HEAD")
+    return verify(client, env, base, Patch(tests, "tests.diff"), fix=Patch(fix, "fix.diff"))
+
+
+def test_a_fix_that_edits_the_drafted_tests_file_needs_review(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(
+        example_env, example_repo, docker_client, DRAFTED_IN_TEST_PARSE, REPLACES_THE_HELPER
+    )
+    # The replaced helper did make the drafted test pass; the verdict does not believe it.
+    assert verdict.transitions["tests/test_parse.py::test_multi_unit"].kind == "F->P"
+    assert verdict.status == "needs_review" and not verdict.success
+    assert verdict.review[0].startswith("it also edits tests/test_parse.py, which holds the")
+
+
+def test_a_fix_that_shadows_the_package_the_tests_import_needs_review(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, SHADOWS_THE_PACKAGE)
+    assert verdict.transitions[MULTI].kind == "F->P"
+    assert verdict.status == "needs_review" and not verdict.success
+    assert verdict.review == (
+        "it adds tests/durations.py, which the reproducing tests would import in place of the "
+        "project's own module",
+    )
+
+
+def test_a_fix_that_deletes_an_existing_test_of_its_module_needs_review(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, DELETES_A_GUARD_TEST)
+    assert verdict.transitions[MULTI].kind == "F->P"
+    assert verdict.guard_modules == ("tests/test_parse.py",)
+    assert verdict.status == "needs_review" and not verdict.success
+    assert "e.g. tests/test_parse.py::test_format" in verdict.review[0]
+
+
+def test_the_same_fix_as_a_patch_and_at_a_head_gets_the_same_verdict(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    example_repo: Path,
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "durations"
+    shutil.copytree(example_repo, repo)
+    for fix in (FIX, SHADOWS_THE_PACKAGE):
+        subprocess.run(["git", "apply"], cwd=repo, input=fix.encode(), check=True)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "the change")
+        base = RepoSnapshot.from_git(repo, "HEAD~1")
+        head = RepoSnapshot.from_git(repo, "HEAD")
+        tests = Patch(NEW_TEST, "tests.diff")
+        as_patch = verify(docker_client, example_env, base, tests, fix=Patch(fix, "fix.diff"))
+        at_head = verify(docker_client, example_env, base, tests, head=head)
+        assert as_patch.status == at_head.status
+        assert as_patch.to_json()["transitions"] == at_head.to_json()["transitions"]
+        assert as_patch.review == at_head.review
+        assert as_patch.guard_modules == at_head.guard_modules
+        assert as_patch.change_coverage.ratio == at_head.change_coverage.ratio
