@@ -344,6 +344,7 @@ def test_parse_report_of_a_run_that_died_before_finishing() -> None:
     ("data", "problem"),
     [
         (b"not json\n", "not JSON"),
+        (b"[" * 200_000 + b"\n", "not JSON"),
         (b"[1, 2]\n", "not an object"),
         (_lines({"collected": "t.py::a"}), "not a list of strings"),
         (_lines({"finished": True, "xpassed": [1]}), "unexpected passes are not a list"),

@@ -412,7 +412,8 @@ def parse_report(data: bytes) -> dict[str, Any]:
     for line in data.splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: a line nested deeper than the parser's stack, which no plugin writes.
             report["problem"] = "the report channel holds a line that is not JSON"
             return report
         if not isinstance(record, dict):
