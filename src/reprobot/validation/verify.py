@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import docker
@@ -33,6 +33,7 @@ from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
+from reprobot.validation.source.process_hooks import process_hooks
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.source.test_integrity import edited_test_files, shadowing_files
 
@@ -66,6 +67,8 @@ class Verdict:
     # files, adds a module they would import instead of the project's, removes existing tests):
     # what makes a success "needs_review".
     review: tuple[str, ...] = ()
+    # Where the fix adds code that can switch off the tracer change coverage relies on.
+    tracing: tuple[str, ...] = ()
     # What each graded test checks, when its source could be read.
     oracles: Mapping[str, Oracle] = field(default_factory=dict)
     # The project's existing test modules for the files the fix changes, run before and after it;
@@ -97,6 +100,8 @@ class Verdict:
             "counts": self.counts(),
             "reasons": list(self.reasons),
             "harness_changes": list(self.harness_changes),
+            "review": list(self.review),
+            "tracing": list(self.tracing),
             "guard_modules": list(self.guard_modules),
             "oracles": {
                 k: o.to_json()
@@ -304,11 +309,11 @@ def verify(
     review = integrity_concerns(base, tests, fix)
     verdict = grade(*args, test_ids, harness, oracles, review=review)
     if not guard or verdict.status not in ("verified", "weak", "needs_review"):
-        return verdict
+        return _with_tracing(verdict, fix)
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
     if not modules:
-        return verdict
+        return _with_tracing(verdict, fix)
     guard_before = run_tests(client, env, base, [], modules, limits=limits)
     _told(progress, "of the existing tests before the fix", guard_before)
     if head is not None:
@@ -317,12 +322,24 @@ def verify(
         guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
     _told(progress, "of the existing tests after the fix", guard_after)
     guard_runs = GuardRuns(modules, guard_before, guard_after)
-    return grade(*args, test_ids, harness, oracles, guard_runs, review)
+    return _with_tracing(grade(*args, test_ids, harness, oracles, guard_runs, review), fix)
+
+
+def _with_tracing(verdict: Verdict, fix: Patch) -> Verdict:
+    hooks = [h.describe() + f" ({h.text})" for h in process_hooks(fix) if h.kind == "tracing"]
+    return replace(verdict, tracing=tuple(hooks)) if hooks else verdict
 
 
 def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch) -> list[str]:
-    """Ways the fix reaches the reproducing tests themselves (``test_integrity``), in words."""
+    """Ways the fix reaches the reproducing tests themselves (``test_integrity``) or the test
+    report's machinery (``process_hooks``), in words."""
     concerns = []
+    reaching = [h for h in process_hooks(fix) if h.kind == "report"]
+    if reaching:
+        where = ", ".join(f"{h.describe()} ({h.text})" for h in reaching[:3])
+        concerns.append(
+            f"it adds code that reaches the machinery reporting the tests' outcomes: {where}"
+        )
     edited = edited_test_files(fix, tests)
     if edited:
         concerns.append(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import docker
 
+from reprobot.bot.render.verdict import render_verdict
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -133,3 +134,40 @@ def test_the_same_fix_as_a_patch_and_at_a_head_gets_the_same_verdict(
         assert as_patch.review == at_head.review
         assert as_patch.guard_modules == at_head.guard_modules
         assert as_patch.change_coverage.ratio == at_head.change_coverage.ratio
+
+
+# The real fix, plus a line that switches off coverage.py's tracer when the module loads: the
+# change coverage it reports is what that process chose to report.
+TRACER_OFF = FIX + example_diff(
+    "src/durations/__init__.py", lambda old: "import sys\n\nsys.settrace(None)\n" + old
+)
+
+# The real fix, plus code that goes looking for the report's channel.
+REACHES_THE_REPORT = FIX + example_diff(
+    "src/durations/__init__.py",
+    lambda old: "import os\n\n_CHANNEL = os.environ.get('REPROBOT_REPORT_FD')\n" + old,
+)
+
+
+def test_a_fix_that_switches_off_the_tracer_is_named_beside_its_coverage(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, TRACER_OFF)
+    assert verdict.transitions[MULTI].kind == "F->P"
+    assert verdict.tracing == ("src/durations/__init__.py line 3 (sys.settrace)",)
+    text = render_verdict(verdict)
+    assert "as measured inside the test process" in text
+    assert "can switch off the tracer that measures it (`src/durations/__init__.py line 3" in text
+    assert "_What this result rests on:_" in text
+
+
+def test_a_fix_that_reaches_the_report_channel_needs_review(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, REACHES_THE_REPORT)
+    assert verdict.transitions[MULTI].kind == "F->P"
+    assert verdict.status == "needs_review" and not verdict.success
+    assert verdict.review == (
+        "it adds code that reaches the machinery reporting the tests' outcomes: "
+        "src/durations/__init__.py line 3 (REPROBOT_REPORT_FD)",
+    )

@@ -86,8 +86,14 @@ def _coverage_line(verdict: Verdict) -> str:
         return "**Change coverage:** no executable Python line changed."
     text = (
         f"**Change coverage:** the tests execute {cc.covered} of {cc.executable} "
-        f"executable changed lines ({cc.ratio:.0%})."
+        f"executable changed lines ({cc.ratio:.0%}), as measured inside the test process."
     )
+    if verdict.tracing:
+        where = ", ".join(inline_code(w) for w in verdict.tracing[:5])
+        text += (
+            f" ⚠️ This change can switch off the tracer that measures it ({where}), so the "
+            "figure may be lower, or higher, than what ran."
+        )
     uncovered = [(f.path, f.uncovered) for f in cc.files if f.uncovered]
     if uncovered:
         items = "\n".join(
@@ -127,6 +133,15 @@ def harness_warning(files: Sequence[str]) -> str:
         "inside the test process before the tests do and can change what they report; read "
         "these changes before trusting this result."
     )
+
+
+# What a pass rests on: said wherever a verdict does.
+_TRUST_NOTE = (
+    "_What this result rests on:_ the tests ran in a sandbox with no network and no secrets, "
+    "their outcomes came from pytest's own process over a channel no other process can write, "
+    "and pytest's exit status agreed with them. Code of the change runs inside that same process "
+    "and could misreport there; change coverage is measured there too."
+)
 
 
 def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
@@ -169,6 +184,8 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
                 "",
                 fence(trim(run.failures[test_id], 3000)),
             ]
+    if verdict.status in ("verified", "weak", "needs_review"):
+        details += ["", _TRUST_NOTE]
     details += ["", "</details>"]
     body = "\n".join(parts + details)
     if len(body) > COMMENT_LIMIT:
