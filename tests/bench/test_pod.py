@@ -292,10 +292,19 @@ def test_judge_calls_correct_only_when_a_test_checks_a_result() -> None:
 def test_judge_rejects_a_candidate_that_breaks_a_guard_test() -> None:
     before, after = {"t::a": "failed"}, {"t::a": "passed"}
     guard_r = {"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"}
-    kept = {**APPLIED, "guard_after": {"g.py::x": "passed", "g.py::y": "failed"}}
+    kept = {
+        **APPLIED,
+        "guard_after": {"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"},
+    }
     assert judge(before, after, None, kept, None, guard_r) == Call(
         True, "verified", {"t::a": "F->P"}
     )
+    # A candidate that removes a guard test that passed is not called correct unseen, as the
+    # App would not verify it.
+    removed = {**APPLIED, "guard_after": {"g.py::x": "passed", "g.py::y": "failed"}}
+    call = judge(before, after, None, removed, None, guard_r)
+    assert not call.correct
+    assert call.reason.startswith("needs review: it removes 1 existing test(s)")
     broke = {**APPLIED, "guard_after": {"g.py::x": "failed", "g.py::z": "error"}}
     assert judge(before, after, None, broke, None, guard_r) == Call(
         False,

@@ -29,9 +29,10 @@ from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, safe_key, write_run_log
 from reprobot.bench.swt import prediction_files
 from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
-from reprobot.validation.results.oracles import OracleKind, unchecked_result
+from reprobot.validation.results.oracles import OracleKind
+from reprobot.validation.results.ruling import GuardOutcomes, rule
 from reprobot.validation.results.testrun import Outcome, TestRun
-from reprobot.validation.results.verdict import broken_tests, is_success, transitions
+from reprobot.validation.results.verdict import transitions
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
@@ -291,23 +292,30 @@ def judge(
         ids,
     )
     kinds = {k: t.kind for k, t in graded_transitions.items()}
-    if is_success(graded_transitions):
-        fixed = [k.split("[", 1)[0] for k, t in graded_transitions.items() if t.fail_to_pass]
-        known = oracles or {}
-        if short := unchecked_result([_kind(known.get(k)) for k in fixed]):
-            return Call(False, f"the tests that go F->P only check that {short}", kinds)
-        broken = broken_tests(
-            {k: Outcome(v) for k, v in (guard_before or {}).items()},
+    known = oracles or {}
+    guard = None
+    if guard_before is not None:
+        guard = GuardOutcomes(
+            (),
+            {k: Outcome(v) for k, v in guard_before.items()},
             {k: Outcome(v) for k, v in (result.get("guard_after") or {}).items()},
         )
-        if broken:
-            names = ", ".join(list(broken)[:3])
-            return Call(
-                False,
-                f"{len(broken)} existing test(s) that pass on R fail with it: {names}",
-                {**kinds, **{k: t.kind for k, t in broken.items()}},
-            )
+    ruling = rule(graded_transitions, lambda k: _kind(known.get(k.split("[", 1)[0])), guard)
+    if ruling.status == "verified":
         return Call(True, "verified", kinds)
+    if ruling.broken:
+        names = ", ".join(list(ruling.broken)[:3])
+        return Call(
+            False,
+            f"{len(ruling.broken)} existing test(s) that pass on R fail with it: {names}",
+            {**kinds, **{k: t.kind for k, t in ruling.broken.items()}},
+        )
+    if ruling.status == "needs_review":
+        return Call(False, f"needs review: {ruling.review[0]}", kinds)
+    if ruling.status == "weak":
+        return Call(
+            False, f"the tests that go F->P only check that {ruling.short_of_a_result}", kinds
+        )
     failing = sorted(k for k, t in graded_transitions.items() if t.fails_after)
     if failing:
         return Call(False, f"{len(failing)} test(s) fail with it: {', '.join(failing[:3])}", kinds)

@@ -1,10 +1,11 @@
-"""``verify``: run a test patch on a base and on the fixed tree, and grade the two runs."""
+"""``verify``: run a test patch on a base and on the fixed tree, and grade the two runs
+(the rules themselves: ``results.ruling``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import docker
 
@@ -13,19 +14,19 @@ from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.results.oracles import (
     Oracle,
+    OracleKind,
     module_oracles,
     oracle_of,
     unchecked_result,
 )
+from reprobot.validation.results.ruling import GuardOutcomes, Ruling, Status, rule
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
     Transition,
-    broken_tests,
     change_coverage,
     changed_lines,
     is_success,
-    removed_tests,
     transitions,
 )
 from reprobot.validation.sandbox.limits import RunLimits
@@ -36,14 +37,6 @@ from reprobot.validation.source.patch import Patch, diff_between, patched_source
 from reprobot.validation.source.process_hooks import process_hooks
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.source.test_integrity import edited_test_files, shadowing_files
-
-# "weak": no test that goes from fail to pass checks a result: each only checks that the
-# reported error no longer occurs or that a reported wrong value is gone (see
-# results/oracles.py), so a fix giving another wrong result would pass as well.
-# "needs_review": the tests pass as they should, but the change touches what decides how they
-# run (harness_files): code there runs inside the test process and can make it report anything,
-# so only a maintainer who reads it can call the fix verified.
-Status = Literal["verified", "weak", "needs_review", "not_verified", "inconclusive"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +74,8 @@ class Verdict:
     def short_of_a_result(self) -> str | None:
         """What its fail-to-pass tests check instead of a result, when none checks one
         ("the reported error no longer occurs")."""
-        return _short_of_a_result(self.transitions, self.oracles)
+        fixed = [self.oracle(t) for t, tr in self.transitions.items() if tr.fail_to_pass]
+        return unchecked_result([o.kind if o is not None else None for o in fixed])
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -171,56 +165,20 @@ def grade(
         changed_lines(fix), old_sources, new_sources, before.coverage, after.coverage
     )
     reasons = _problems(before, "before the fix") + _problems(after, "after the fix")
-    success = is_success(graded)
-    status: Status
     if not before.patches_applied or not after.patches_applied or before.error or after.error:
-        status = "inconclusive"
-    elif not graded:
-        status = "inconclusive"
-        reasons.append("the tests reported no outcome")
-    elif not success:
-        status = "not_verified"
-    elif short := _short_of_a_result(graded, oracles or {}):
-        status = "weak"
-        reasons.append(
-            f"the tests that go from fail to pass only check that {short}, not that the result "
-            "is right"
-        )
+        ruling = Ruling("inconclusive", graded)
     else:
-        status = "verified"
-    concerns = list(review)
-    if guard is not None and status in ("verified", "weak"):
-        named = ", ".join(guard.modules)
-        trouble = _problems(guard.before, "before the fix") + _problems(guard.after, "after it")
-        if not trouble and not guard.after.patches_applied:
-            trouble = ["the fix does not apply"]
-        broken = broken_tests(guard.before.outcomes, guard.after.outcomes)
-        if trouble:
-            # Says nothing either way: the reproducing tests' verdict stands, with the reason.
-            reasons.append(f"the existing tests of {named} could not be run: {trouble[0]}")
-        elif broken:
-            graded = {**graded, **broken}
-            status = "not_verified"
-            reasons.append(
-                f"{len(broken)} existing test(s) of {named} pass before this change and fail "
-                "with it"
-            )
-        elif removed := removed_tests(guard.before.outcomes, guard.after.outcomes):
-            concerns.append(
-                f"it removes {len(removed)} existing test(s) of {named} that pass before it "
-                f"(e.g. {removed[0]}): a removed test cannot fail, so a maintainer must confirm "
-                "it should go"
-            )
-    if harness:
-        concerns.insert(
-            0,
-            f"it touches {len(harness)} file(s) that decide how its tests run "
-            f"({', '.join(harness[:5])}{', …' if len(harness) > 5 else ''}): code there runs "
-            "inside the test process and can make it report a pass",
-        )
-    if concerns and status in ("verified", "weak"):
-        status = "needs_review"
-        reasons.extend(f"the change needs a maintainer's review: {c}" for c in concerns)
+        known = oracles or {}
+
+        def kind_of(test_id: str) -> OracleKind | None:
+            oracle = oracle_of(test_id, known)
+            return oracle.kind if oracle is not None else None
+
+        ruling = rule(graded, kind_of, _guard_outcomes(guard), harness, review)
+    graded, status = dict(ruling.transitions), ruling.status
+    reasons += ruling.reasons
+    concerns = ruling.review
+    success = is_success(graded)
     return Verdict(
         status=status,
         success=success and status == "verified",
@@ -233,18 +191,21 @@ def grade(
         fix=fix,
         reasons=tuple(reasons),
         harness_changes=tuple(harness),
-        review=tuple(concerns),
+        review=concerns,
         oracles=dict(oracles or {}),
         guard_modules=guard.modules if guard is not None else (),
     )
 
 
-def _short_of_a_result(
-    graded: Mapping[str, Transition], oracles: Mapping[str, Oracle]
-) -> str | None:
-    """What the fail-to-pass tests check instead of a result, when none checks one."""
-    fixed = [oracle_of(t, oracles) for t, tr in graded.items() if tr.fail_to_pass]
-    return unchecked_result([o.kind if o is not None else None for o in fixed])
+def _guard_outcomes(guard: GuardRuns | None) -> GuardOutcomes | None:
+    if guard is None:
+        return None
+    trouble = _problems(guard.before, "before the fix") + _problems(guard.after, "after it")
+    if not trouble and not guard.after.patches_applied:
+        trouble = ["the fix does not apply"]
+    return GuardOutcomes(
+        guard.modules, guard.before.outcomes, guard.after.outcomes, trouble[0] if trouble else None
+    )
 
 
 def verify(
