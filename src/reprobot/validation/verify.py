@@ -268,6 +268,12 @@ def verify(
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
     review = integrity_concerns(base, tests, fix)
+    applied = after.patches[-1] if after.patches else None
+    if applied is not None and applied.applied and applied.method != "git apply":
+        review.append(
+            f"the reproducing tests applied over it only with fuzzy context ({applied.method}): "
+            "they may not run as drafted"
+        )
     verdict = grade(*args, test_ids, harness, oracles, review=review)
     if not guard or verdict.status not in ("verified", "weak", "needs_review"):
         return _with_tracing(verdict, fix)

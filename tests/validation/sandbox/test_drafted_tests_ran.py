@@ -171,3 +171,28 @@ def test_a_fix_that_reaches_the_report_channel_needs_review(
         "it adds code that reaches the machinery reporting the tests' outcomes: "
         "src/durations/__init__.py line 3 (REPROBOT_REPORT_FD)",
     )
+
+
+# The real fix, plus an edit of the context the drafted test's hunk rests on: the tests then
+# apply over the fix only with fuzzy context.
+MOVES_THE_CONTEXT = FIX + example_diff(
+    "tests/test_parse.py",
+    lambda old: old.replace(
+        '    assert format_duration(0) == "0s"\n', '    assert format_duration(0) == "0s"  # zero\n'
+    ),
+)
+
+
+def test_drafted_tests_that_apply_over_the_fix_only_with_fuzz_need_review(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    verdict = _verify(
+        example_env, example_repo, docker_client, DRAFTED_IN_TEST_PARSE, MOVES_THE_CONTEXT
+    )
+    assert verdict.after.patches[-1].method == "patch --fuzz=5"
+    assert verdict.transitions["tests/test_parse.py::test_multi_unit"].kind == "F->P"
+    assert verdict.status == "needs_review"
+    assert verdict.review[-1] == (
+        "the reproducing tests applied over it only with fuzzy context (patch --fuzz=5): they "
+        "may not run as drafted"
+    )
