@@ -1,5 +1,22 @@
 """Patches for the example project (``examples/durations``): its fix and a new test."""
 
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+
+from tests.support.repos import EXAMPLE
+
+
+def example_diff(path: str, edit: Callable[[str], str]) -> str:
+    """A unified diff of the example project's ``path`` turned into ``edit`` of its text."""
+    old = (EXAMPLE / path).read_text()
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), edit(old).splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    return "".join(lines)
+
+
 FIX = """\
 --- a/src/durations/parse.py
 +++ b/src/durations/parse.py

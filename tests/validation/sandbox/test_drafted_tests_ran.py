@@ -5,10 +5,8 @@ change at a pull request's head is."""
 
 from __future__ import annotations
 
-import difflib
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -18,18 +16,10 @@ from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import Verdict, verify
-from tests.support.example_patches import FIX, NEW_TEST
-from tests.support.repos import EXAMPLE, git
+from tests.support.example_patches import FIX, NEW_TEST, example_diff
+from tests.support.repos import git
 
 MULTI = "tests/test_multi.py::test_multi_unit"
-
-
-def example_diff(path: str, edit: Callable[[str], str]) -> str:
-    old = (EXAMPLE / path).read_text()
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), edit(old).splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    return "".join(lines)
 
 
 IMPORTS = "from durations import format_duration, parse_duration\n"

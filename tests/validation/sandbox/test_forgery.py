@@ -4,9 +4,7 @@ go missing or stops making sense is an error of the run with its cause, never an
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -21,8 +19,7 @@ from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
-from tests.support.example_patches import NEW_TEST
-from tests.support.repos import EXAMPLE
+from tests.support.example_patches import NEW_TEST, example_diff
 from tests.support.sandbox_attack import Snap, attack
 
 LIMITS = RunLimits(timeout_s=120, memory_mb=512, pids=128)
@@ -329,14 +326,6 @@ def _forge():
 
 _atexit.register(_forge)
 """
-
-
-def example_diff(path: str, edit: Callable[[str], str]) -> str:
-    old = (EXAMPLE / path).read_text()
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), edit(old).splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    return "".join(lines)
 
 
 def forging_fix() -> str:
