@@ -29,6 +29,10 @@ addopts = -q
         "conftest.py",
         "tests/conftest.py",
         "pytest.ini",
+        # pytest 9 reads these too, ahead of the project's own pyproject.toml or setup.cfg.
+        ".pytest.ini",
+        "pytest.toml",
+        "sub/.pytest.toml",
         "src/sitecustomize.py",
         "usercustomize.py",
         "src/w/_w.pth",
