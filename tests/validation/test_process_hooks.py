@@ -31,7 +31,7 @@ def _adding(path: str, *lines: str) -> Patch:
 def test_a_line_that_reaches_into_the_test_process_is_found(line: str, kind: str) -> None:
     hooks = process_hooks(_adding("src/pkg/mod.py", "import sys", line))
     assert [(h.path, h.line, h.kind) for h in hooks] == [("src/pkg/mod.py", 3, kind)]
-    assert hooks[0].describe() == "src/pkg/mod.py line 3"
+    assert hooks[0].describe() == f"src/pkg/mod.py line 3 ({hooks[0].text})"
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
-from reprobot.validation.source.process_hooks import process_hooks
+from reprobot.validation.source.process_hooks import Hook, process_hooks
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.source.test_integrity import edited_test_files, shadowing_files
 
@@ -267,43 +267,35 @@ def verify(
     )
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
-    review = integrity_concerns(base, tests, fix)
-    applied = after.patches[-1] if after.patches else None
-    if applied is not None and applied.applied and applied.method != "git apply":
-        review.append(
-            f"the reproducing tests applied over it only with fuzzy context ({applied.method}): "
-            "they may not run as drafted"
-        )
+    hooks = process_hooks(fix)
+    review = integrity_concerns(base, tests, fix, after, hooks)
     verdict = grade(*args, test_ids, harness, oracles, review=review)
-    if not guard or verdict.status not in ("verified", "weak", "needs_review"):
-        return _with_tracing(verdict, fix)
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
-    if not modules:
-        return _with_tracing(verdict, fix)
-    guard_before = run_tests(client, env, base, [], modules, limits=limits)
-    _told(progress, "of the existing tests before the fix", guard_before)
-    if head is not None:
-        guard_after = run_tests(client, env, head, [], modules, limits=limits)
-    else:
-        guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
-    _told(progress, "of the existing tests after the fix", guard_after)
-    guard_runs = GuardRuns(modules, guard_before, guard_after)
-    return _with_tracing(grade(*args, test_ids, harness, oracles, guard_runs, review), fix)
+    if guard and modules and verdict.status in ("verified", "weak", "needs_review"):
+        guard_before = run_tests(client, env, base, [], modules, limits=limits)
+        _told(progress, "of the existing tests before the fix", guard_before)
+        if head is not None:
+            guard_after = run_tests(client, env, head, [], modules, limits=limits)
+        else:
+            guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
+        _told(progress, "of the existing tests after the fix", guard_after)
+        guard_runs = GuardRuns(modules, guard_before, guard_after)
+        verdict = grade(*args, test_ids, harness, oracles, guard_runs, review)
+    tracing = tuple(h.describe() for h in hooks if h.kind == "tracing")
+    return replace(verdict, tracing=tracing)
 
 
-def _with_tracing(verdict: Verdict, fix: Patch) -> Verdict:
-    hooks = [h.describe() + f" ({h.text})" for h in process_hooks(fix) if h.kind == "tracing"]
-    return replace(verdict, tracing=tuple(hooks)) if hooks else verdict
-
-
-def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch) -> list[str]:
-    """Ways the fix reaches the reproducing tests themselves (``test_integrity``) or the test
-    report's machinery (``process_hooks``), in words."""
+def integrity_concerns(
+    base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun, hooks: Sequence[Hook]
+) -> list[str]:
+    """Ways the fix reaches the reproducing tests themselves (``test_integrity``; ``after`` is
+    the run with the tests applied over the fix) or the test report's machinery (``hooks``),
+    in words."""
     concerns = []
-    reaching = [h for h in process_hooks(fix) if h.kind == "report"]
+    reaching = [h for h in hooks if h.kind == "report"]
     if reaching:
-        where = ", ".join(f"{h.describe()} ({h.text})" for h in reaching[:3])
+        where = ", ".join(h.describe() for h in reaching[:3])
         concerns.append(
             f"it adds code that reaches the machinery reporting the tests' outcomes: {where}"
         )
@@ -323,6 +315,12 @@ def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch) -> list[str
         concerns.append(
             f"it adds {', '.join(shadows)}, which the reproducing tests would import in place "
             "of the project's own module"
+        )
+    applied = after.patches[-1] if after.patches else None
+    if applied is not None and applied.applied and applied.method != "git apply":
+        concerns.append(
+            f"the reproducing tests applied over it only with fuzzy context ({applied.method}): "
+            "they may not run as drafted"
         )
     return concerns
 

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import docker
+import pytest
 
 from reprobot.bot.render.verdict import render_verdict
 from reprobot.validation.env.env_image import EnvImage
@@ -68,40 +69,6 @@ def _verify(
     return verify(client, env, base, Patch(tests, "tests.diff"), fix=Patch(fix, "fix.diff"))
 
 
-def test_a_fix_that_edits_the_drafted_tests_file_needs_review(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
-) -> None:
-    verdict = _verify(
-        example_env, example_repo, docker_client, DRAFTED_IN_TEST_PARSE, REPLACES_THE_HELPER
-    )
-    # The replaced helper did make the drafted test pass; the verdict does not believe it.
-    assert verdict.transitions["tests/test_parse.py::test_multi_unit"].kind == "F->P"
-    assert verdict.status == "needs_review" and not verdict.success
-    assert verdict.review[0].startswith("it also edits tests/test_parse.py, which holds the")
-
-
-def test_a_fix_that_shadows_the_package_the_tests_import_needs_review(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
-) -> None:
-    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, SHADOWS_THE_PACKAGE)
-    assert verdict.transitions[MULTI].kind == "F->P"
-    assert verdict.status == "needs_review" and not verdict.success
-    assert verdict.review == (
-        "it adds tests/durations.py, which the reproducing tests would import in place of the "
-        "project's own module",
-    )
-
-
-def test_a_fix_that_deletes_an_existing_test_of_its_module_needs_review(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
-) -> None:
-    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, DELETES_A_GUARD_TEST)
-    assert verdict.transitions[MULTI].kind == "F->P"
-    assert verdict.guard_modules == ("tests/test_parse.py",)
-    assert verdict.status == "needs_review" and not verdict.success
-    assert "e.g. tests/test_parse.py::test_format" in verdict.review[0]
-
-
 def test_the_same_fix_as_a_patch_and_at_a_head_gets_the_same_verdict(
     docker_client: docker.DockerClient,
     example_env: EnvImage,
@@ -151,18 +118,6 @@ def test_a_fix_that_switches_off_the_tracer_is_named_beside_its_coverage(
     assert "_What this result rests on:_" in text
 
 
-def test_a_fix_that_reaches_the_report_channel_needs_review(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
-) -> None:
-    verdict = _verify(example_env, example_repo, docker_client, NEW_TEST, REACHES_THE_REPORT)
-    assert verdict.transitions[MULTI].kind == "F->P"
-    assert verdict.status == "needs_review" and not verdict.success
-    assert verdict.review == (
-        "it adds code that reaches the machinery reporting the tests' outcomes: "
-        "src/durations/__init__.py line 3 (REPROBOT_REPORT_FD)",
-    )
-
-
 # The real fix, plus an edit of the context the drafted test's hunk rests on: the tests then
 # apply over the fix only with fuzzy context.
 MOVES_THE_CONTEXT = FIX + example_diff(
@@ -173,16 +128,59 @@ MOVES_THE_CONTEXT = FIX + example_diff(
 )
 
 
-def test_drafted_tests_that_apply_over_the_fix_only_with_fuzz_need_review(
-    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+IN_TEST_PARSE = "tests/test_parse.py::test_multi_unit"
+
+
+@pytest.mark.parametrize(
+    ("tests", "fix", "test_id", "why"),
+    [
+        # The replaced helper does make the drafted test pass; the verdict does not believe it.
+        (
+            DRAFTED_IN_TEST_PARSE,
+            REPLACES_THE_HELPER,
+            IN_TEST_PARSE,
+            "it also edits tests/test_parse.py, which holds the reproducing tests",
+        ),
+        (
+            NEW_TEST,
+            SHADOWS_THE_PACKAGE,
+            MULTI,
+            "it adds tests/durations.py, which the reproducing tests would import in place of "
+            "the project's own module",
+        ),
+        (NEW_TEST, DELETES_A_GUARD_TEST, MULTI, "(e.g. tests/test_parse.py::test_format)"),
+        (
+            NEW_TEST,
+            REACHES_THE_REPORT,
+            MULTI,
+            "it adds code that reaches the machinery reporting the tests' outcomes: "
+            "src/durations/__init__.py line 3 (REPROBOT_REPORT_FD)",
+        ),
+        (
+            DRAFTED_IN_TEST_PARSE,
+            MOVES_THE_CONTEXT,
+            IN_TEST_PARSE,
+            "the reproducing tests applied over it only with fuzzy context (patch --fuzz=5)",
+        ),
+    ],
+    ids=[
+        "edits-the-tests-file",
+        "shadows-the-package",
+        "deletes-a-guard-test",
+        "reaches-the-report",
+        "fuzzy-context",
+    ],
+)
+def test_a_fix_that_reaches_the_drafted_tests_needs_review(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    example_repo: Path,
+    tests: str,
+    fix: str,
+    test_id: str,
+    why: str,
 ) -> None:
-    verdict = _verify(
-        example_env, example_repo, docker_client, DRAFTED_IN_TEST_PARSE, MOVES_THE_CONTEXT
-    )
-    assert verdict.after.patches[-1].method == "patch --fuzz=5"
-    assert verdict.transitions["tests/test_parse.py::test_multi_unit"].kind == "F->P"
-    assert verdict.status == "needs_review"
-    assert verdict.review[-1] == (
-        "the reproducing tests applied over it only with fuzzy context (patch --fuzz=5): they "
-        "may not run as drafted"
-    )
+    verdict = _verify(example_env, example_repo, docker_client, tests, fix)
+    assert verdict.transitions[test_id].kind == "F->P"
+    assert verdict.status == "needs_review" and not verdict.success
+    assert any(why in reason for reason in verdict.review), verdict.review

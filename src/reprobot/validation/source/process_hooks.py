@@ -39,7 +39,7 @@ class Hook:
     text: str
 
     def describe(self) -> str:
-        return f"{self.path} line {self.line}"
+        return f"{self.path} line {self.line} ({self.text})"
 
 
 def process_hooks(fix: Patch) -> tuple[Hook, ...]:
