@@ -136,6 +136,14 @@ def test_env_spec_rejects_unsupported_python() -> None:
         to_env_spec({"python": "2.7"}, "1.0")
 
 
+def test_env_spec_takes_known_python_behaviours_and_names_unknown_ones() -> None:
+    spec = to_env_spec({"python": "3.9", "python_compat": ["collections-abc-aliases"]}, "1.3")
+    assert spec.python_compat == ("collections-abc-aliases",)
+    assert to_env_spec({"python": "3.9"}, "1.3").python_compat == ()
+    with pytest.raises(DatasetError, match="time-travel"):
+        to_env_spec({"python": "3.9", "python_compat": ["time-travel"]}, "1.3")
+
+
 def test_overlay_extends_lists_and_adds_records(tmp_path: Path) -> None:
     base: SpecTable = {"o/r": {"1.0": {"python": "3.9", "pip_packages": ["a"]}}}
     overlay: SpecTable = {

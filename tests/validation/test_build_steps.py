@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,27 @@ def test_versioneer_is_left_alone_with_git_metadata_or_without_versioneer(
     (tmp_path / ".git").mkdir()
     assert not env_build.pin_versioneer("1.0")
     assert (tmp_path / "v.py").read_text() == "x = 1\n"
+
+
+def test_python_compat_is_a_start_up_module_of_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sysconfig
+
+    monkeypatch.setattr(sysconfig, "get_paths", lambda: {"purelib": str(tmp_path)})
+    module = env_build.restore_python_compat(["collections-abc-aliases"])
+    assert module == str(tmp_path / "_reprobot_compat.py")
+    assert (tmp_path / "_reprobot_compat.pth").read_text() == "import _reprobot_compat\n"
+    # In a Python of its own: the module changes the interpreter that imports it.
+    check = (
+        "import collections, collections.abc, site\n"
+        f"site.addsitedir({str(tmp_path)!r})\n"
+        "assert vars(collections)['MutableMapping'] is collections.abc.MutableMapping\n"
+        "assert collections.Mapping is collections.abc.Mapping\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", check], capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    with pytest.raises(SystemExit, match="time-travel"):
+        env_build.restore_python_compat(["time-travel"])

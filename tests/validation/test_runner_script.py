@@ -373,3 +373,27 @@ def test_report_channel_keeps_only_what_the_named_process_sent() -> None:
     own, foreign = channel.read()
     assert own == b'{"collected": []}\n'
     assert foreign == len(b'{"finished": true, "exitstatus": 0, "junit": null}\n')
+
+
+# --- the pytest plugin's ids ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "expected"),
+    [
+        # pytest before 4 names a test method with its class's instance.
+        (
+            "pkg/test_m.py::TestMaps::()::test_consistency",
+            "pkg/test_m.py::TestMaps::test_consistency",
+        ),
+        ("t.py::TestA::()::TestB::()::test_x[1-()]", "t.py::TestA::TestB::test_x[1-()]"),
+        ("pkg/test_m.py::TestMaps::test_consistency", "pkg/test_m.py::TestMaps::test_consistency"),
+        ("t.py::test_f[()]", "t.py::test_f[()]"),
+        ("t.py::TestA::()::test_f[a::()]", "t.py::TestA::test_f[a::()]"),
+    ],
+)
+def test_the_plugin_reports_ids_as_pytest_4_and_the_junit_report_write_them(
+    nodeid: str, expected: str
+) -> None:
+    plugin = load_script("reprobot_report")
+    assert plugin._node_id(nodeid) == expected

@@ -11,7 +11,9 @@ these optional ones that this module adds to the schema:
 - ``constraints``: requirement specifiers installed with the pinned packages that also bound
   every later install of the build, the project's own included (pip's constraints), e.g.
   ``"pytest<8"`` where a project's test set-up predates a newer pytest;
-- ``env``: extra environment variables for the build and every run.
+- ``env``: extra environment variables for the build and every run;
+- ``python_compat``: behaviours of the Python the harness names that the sandbox's newer Python
+  changed, restored in the environment (``EnvSpec.python_compat`` lists them).
 
 Free-text keys (``observed``, ``test_ids``, ...) are notes and are ignored. An overlay with the
 same shape (``load_env_specs(path, overlay)``) adds such keys without editing the transcribed file.
@@ -25,13 +27,13 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from reprobot.bench.harness_table import harness_table, is_harness_document
-from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec
+from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec, PythonCompat
 from reprobot.validation.env.test_commands import runner_family
 from reprobot.validation.errors import ReprobotError
 from reprobot.validation.source.patch import Patch
@@ -278,7 +280,17 @@ def to_env_spec(record: Mapping[str, Any], version: str) -> EnvSpec:
         env=env,
         notes=strings("notes"),
         warm=strings("warm"),
+        python_compat=python_compat(strings("python_compat")),
     )
+
+
+def python_compat(names: tuple[str, ...]) -> tuple[PythonCompat, ...]:
+    """``names`` as the Python behaviours an environment can restore, or a clear error."""
+    known = get_args(PythonCompat)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise DatasetError(f"unknown python_compat {unknown}: known are {list(known)}")
+    return tuple(cast(PythonCompat, n) for n in names)
 
 
 def env_spec_for(table: SpecTable, repo: str, version: str) -> EnvSpec:

@@ -65,6 +65,8 @@ class EnvImage:
     # The moment its packages resolved at (ISO 8601, "" when not bounded) and why then.
     as_of: str = ""
     as_of_why: str = ""
+    # What the build installed (``pip freeze``); empty for images built before it was recorded.
+    packages: tuple[str, ...] = ()
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -79,6 +81,7 @@ class EnvImage:
             compiled=labels.get("reprobot.env.compiled", ""),
             as_of=labels.get("reprobot.env.as-of", ""),
             as_of_why=labels.get("reprobot.env.as-of-why", ""),
+            packages=tuple(json.loads(labels.get("reprobot.env.packages", "[]"))),
         )
 
 
@@ -230,6 +233,7 @@ def _build(
         "conda_names": conda_names(),
         "install": spec.install,
         "warm": list(spec.warm),
+        "python_compat": list(spec.python_compat),
         "env": spec.env,
         # Index settings travel in the job file on a tmpfs, not in the container's environment:
         # a committed image keeps its build container's environment, and must not keep these.
@@ -283,6 +287,7 @@ def _build(
             "reprobot.env.resolution": json.dumps(build_result.get("resolution", {})),
             "reprobot.env.build-seconds": f"{time.monotonic() - started:.1f}",
             "reprobot.env.warm": json.dumps(build_result.get("warm", [])),
+            "reprobot.env.packages": json.dumps(build_result.get("freeze", [])),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])

@@ -24,6 +24,13 @@ _REQUIREMENTS_RE = re.compile(r"^(requirements[^/]*\.(txt|in)|requirements/[^/]+
 # A Debian package name (Debian policy 5.6.7): it goes onto an apt-get command line.
 DebianPackage = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9+.-]+$")]
 
+# Behaviours of the Python a project's era ran on that the sandbox's newer Python changed, each
+# restored in the environment at interpreter start-up (reprobot's env_build.py holds the code):
+# - "collections-abc-aliases": ``collections.Mapping`` and the other ABCs as plain attributes of
+#   ``collections``, as before Python 3.7; from 3.7 to 3.9 each use warns (DeprecationWarning),
+#   so a project that turns deprecations into errors cannot import itself, and 3.10 removed them.
+PythonCompat = Literal["collections-abc-aliases"]
+
 
 class EnvSpec(BaseModel):
     """How to build a repository's environment: Python, dependencies, install and test commands."""
@@ -63,6 +70,12 @@ class EnvSpec(BaseModel):
         "fetched at test start-up) is there for every offline run",
     )
 
+    python_compat: tuple[PythonCompat, ...] = Field(
+        default=(),
+        description="behaviours of an older Python the project's era relied on, restored in the "
+        "environment when the sandbox's Python stands in for that older one",
+    )
+
     def canonical_json(self) -> str:
         data = self.model_dump(mode="json")
         # Fields added after the first images were built hash only when set, so an image built
@@ -73,7 +86,14 @@ class EnvSpec(BaseModel):
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
-_LATER_FIELDS = ("system_packages", "constraints", "binary_requirements", "notes", "warm")
+_LATER_FIELDS = (
+    "system_packages",
+    "constraints",
+    "binary_requirements",
+    "notes",
+    "warm",
+    "python_compat",
+)
 
 
 def is_manifest(path: str) -> bool:

@@ -55,6 +55,41 @@ def save_artifacts(before: set[str]) -> list[str]:
     return created
 
 
+# Behaviours of an older Python (EnvSpec.python_compat), each restored by code that the
+# interpreter runs at start-up: site-packages/_reprobot_compat.py, imported by a .pth file, so the
+# build's own steps, the tests and everything they start see them.
+PYTHON_COMPAT = {
+    # Before Python 3.7, collections.Mapping and the other ABCs were plain attributes; 3.7 to 3.9
+    # keep them behind a module __getattr__ that warns (DeprecationWarning) on every use, and 3.10
+    # removed them. Set as attributes, they are found without a warning, as on the older Python.
+    "collections-abc-aliases": (
+        "import collections\n"
+        "import collections.abc\n"
+        "for _name in collections.abc.__all__:\n"
+        "    if _name not in vars(collections):\n"
+        "        setattr(collections, _name, getattr(collections.abc, _name))\n"
+    ),
+}
+COMPAT_MODULE = "_reprobot_compat"
+
+
+def restore_python_compat(names: list[str]) -> str:
+    """Write the start-up module that restores ``names``; returns its path."""
+    unknown = sorted(set(names) - set(PYTHON_COMPAT))
+    if unknown:
+        raise SystemExit("unknown python_compat: %s" % ", ".join(unknown))
+    import sysconfig
+
+    site = sysconfig.get_paths()["purelib"]
+    path = os.path.join(site, COMPAT_MODULE + ".py")
+    with open(path, "w") as fh:
+        fh.write("# Written by Reprobot's environment build: behaviours of an older Python.\n")
+        fh.write("\n".join(PYTHON_COMPAT[n] for n in names))
+    with open(os.path.join(site, COMPAT_MODULE + ".pth"), "w") as fh:
+        fh.write("import %s\n" % COMPAT_MODULE)
+    return path
+
+
 def sh(cmd: str, env: dict[str, str]) -> int:
     print("+ " + cmd, flush=True)
     return subprocess.call(cmd, shell=True, cwd=REPO, env=env)
@@ -284,6 +319,9 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
     before = tree_files()
+    if job.get("python_compat"):
+        where = restore_python_compat(list(job["python_compat"]))
+        print("+ restored for this environment: %s (%s)" % (", ".join(job["python_compat"]), where), flush=True)
     if job.get("constraints"):
         # pip reads PIP_CONSTRAINT on every call, the install command's included.
         with open(CONSTRAINTS, "w") as fh:

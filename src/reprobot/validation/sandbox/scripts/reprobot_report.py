@@ -1,4 +1,4 @@
-"""Reprobot's pytest plugin (standard library and pytest only; pytest 4 to 9, Python 3.9+).
+"""Reprobot's pytest plugin (standard library and pytest only; pytest 3.3 to 9, Python 3.9+).
 
 Loaded with ``-p reprobot_report`` from a folder the tests cannot write. It reports on the file
 descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of the run holds:
@@ -45,9 +45,17 @@ def pytest_configure(config: Any) -> None:
         _channel["fd"] = fd
 
 
+def _node_id(nodeid: str) -> str:
+    """A test's id as pytest 4 and later write it: before 4, a test method's id holds its class's
+    instance (``path::Class::()::test``), which the JUnit report and selection by id leave out.
+    A parameter's id (after ``[``) is left as it is."""
+    head, bracket, params = nodeid.partition("[")
+    return head.replace("::()", "") + bracket + params
+
+
 def pytest_collection_finish(session: Any) -> None:
     if session.config.pluginmanager.getplugin("dsession") is None:
-        _send({"collected": [item.nodeid for item in session.items]})
+        _send({"collected": [_node_id(item.nodeid) for item in session.items]})
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -55,7 +63,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     # Under xdist the workers collect, each the same ids: the first to finish speaks for all.
     if not _channel.get("xdist_reported"):
         _channel["xdist_reported"] = True
-        _send({"collected": list(ids)})
+        _send({"collected": [_node_id(i) for i in ids]})
 
 
 _SKIP_NAMES = frozenset({"Skipped", "SkipTest"})
@@ -77,7 +85,7 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
 
 def pytest_runtest_logreport(report: Any) -> None:
     if report.when == "call" and report.passed and getattr(report, "wasxfail", None) is not None:
-        _xpassed.append(report.nodeid)
+        _xpassed.append(_node_id(report.nodeid))
 
 
 @pytest.hookimpl(trylast=True)
