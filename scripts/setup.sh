@@ -56,6 +56,9 @@ ensure_tools() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   # Checks infra/compose.yaml (the deployable stack).
   command -v docker-compose >/dev/null || missing+=(docker-compose)
+  # A real browser for the report pages' tests, and the emoji font their headlines use.
+  command -v chromium >/dev/null || missing+=(chromium)
+  [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing+=(fonts-noto-color-emoji)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"

@@ -81,6 +81,14 @@ class Settings(BaseSettings):
     github_max_wait_s: float = 900.0
     github_mutation_pause_s: float = 1.0
 
+    # Report pages. The App's address as GitHub users reach it (https://reprobot.example.org):
+    # check runs and comments link to their pages under it; empty: no page is linked. Links are
+    # signed with a key derived from the webhook secret unless PAGE_SECRET is set, and expire
+    # with the page, which is removed PAGE_RETENTION_DAYS after it was made.
+    public_url: str = ""
+    page_secret: SecretStr = SecretStr("")
+    page_retention_days: float = Field(default=90.0, gt=0)
+
     # Store and queue. Empty: SQLite files under the cache directory (the embedded default).
     # DATABASE_URL may be postgresql+psycopg://...; QUEUE_URL may be redis://...
     database_url: str = ""

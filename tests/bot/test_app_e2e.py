@@ -5,6 +5,7 @@ the comments, labels and check runs they leave on a local GitHub."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,10 +19,12 @@ from reprobot.bot.render.reproduction import REPRODUCTION_MARKER
 from reprobot.validation.env.env_image import EnvImage
 from tests.support import webhooks
 from tests.support.app_harness import APP_ID, INSTALLATION, REPO, AppHarness
+from tests.support.browser import Chromium
 from tests.support.example_patches import FIX
 from tests.support.repos import EXAMPLE
 
 pytestmark = pytest.mark.docker
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "pages"
 
 ISSUE_TITLE, _, ISSUE_BODY = (EXAMPLE / "ISSUE.md").read_text().partition("\n")
 # The pull request's own test: fails before the fix, passes with it.
@@ -48,6 +51,25 @@ def _check_runs(app: AppHarness, head_sha: str) -> list[dict[str, object]]:
     return [r for r in app.github.check_runs(REPO) if r["head_sha"] == head_sha]
 
 
+_LINK = re.compile(r"\[Full report\]\((?P<url>[^)\s]+)\)")
+
+
+def _page(app: AppHarness, url: object) -> str:
+    """The report page at ``url`` (one of the App's own), fetched as a reader would."""
+    assert isinstance(url, str) and url.startswith(f"{app.url}/pages/"), url
+    answer = httpx.get(url, timeout=10)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-security-policy"].startswith("default-src 'none'")
+    assert answer.headers["cache-control"] == "private, no-store"
+    return answer.text
+
+
+def _comment_page(app: AppHarness, body: str) -> str:
+    match = _LINK.search(body)
+    assert match, body
+    return _page(app, match["url"])
+
+
 def _completed(app: AppHarness, head_sha: str) -> dict[str, object] | None:
     runs = [r for r in _check_runs(app, head_sha) if r["status"] == "completed"]
     return runs[-1] if runs else None
@@ -72,6 +94,9 @@ def test_an_issue_is_reproduced_once_for_20_concurrent_copies_of_its_delivery(
     assert "ValueError" in body and "git apply" in body
     assert app.github.issue_labels(REPO, 1) == ["reproduced"]
     assert len(app.github.comments(REPO, 1)) == 1
+    # The comment links to the reproduction's page, which shows the test and how it fails.
+    page = _comment_page(app, body)
+    assert "Reproduced at" in page and "ValueError" in page and "Copy the diff" in page
     # The token was narrowed to the repository and the job's permissions, and only ever sent
     # in headers: no URL the server saw carries it, and the mirror's config does not hold it.
     token = app.github.tokens[-1]
@@ -120,6 +145,20 @@ def test_a_fix_pull_request_is_verified_and_a_second_push_edits_the_same_comment
     assert "#1" in body and head[:7] in body
     assert "comes with 1 test that fails before the change" in body  # the PR's own test
     assert app.github.issue_labels(REPO, 2) == ["fix-verified"]
+    # The check run and the comment lead to the same page: every section of the comment, with
+    # each test's outcomes and the changed lines the tests ran.
+    page = _page(app, run["details_url"])
+    link = _LINK.search(body)
+    assert link and link["url"] == run["details_url"]
+    assert "Issue #1: ✅ Verified" in page and "fail → pass (reproduced, then fixed)" in page
+    assert "src/durations/parse.py" in page
+    assert 'class="mark run"' in page, page
+    assert "The pull request&#39;s own tests" in page
+    # An altered link, or one signed with another key, names no page: the same 404 as none.
+    token = str(run["details_url"]).rsplit("/", 1)[1]
+    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), "x" * 40):
+        gone = httpx.get(f"{app.url}/pages/{bad}", timeout=10)
+        assert (gone.status_code, "There is no page here." in gone.text) == (404, True)
 
     # A second push: the same comment is edited, a new check run is made for the new head.
     second = app.push({"CHANGES.md": "Several units.\n"}, "Changelog", "fix")
@@ -134,6 +173,10 @@ def test_a_fix_pull_request_is_verified_and_a_second_push_edits_the_same_comment
     assert [c["id"] for c in bot] == [comment["id"]]
     assert second[:7] in str(bot[0]["body"])
     assert len(_check_runs(app, second)) == 1
+    # The second head's page links to the first head's.
+    (second_run,) = _check_runs(app, second)
+    second_page = _page(app, second_run["details_url"])
+    assert f'">{head[:12]}</a> (success)' in second_page
     # The person's comment is untouched.
     now = [c for c in app.github.comments(REPO, 2) if c["id"] == human["id"]]
     assert now == [human]
@@ -169,6 +212,7 @@ def test_a_pull_request_without_reproduced_issues_gets_a_neutral_check_only(
     assert (run["status"], run["conclusion"]) == ("completed", "neutral")
     output = run["output"]
     assert isinstance(output, dict) and output["title"] == "No reproducing test for #98"
+    assert "Issue #98: no verdict" in _page(app, run["details_url"])
 
 
 def test_a_fix_for_an_issue_never_reproduced_gets_a_test_drafted_knowing_the_change(
@@ -276,6 +320,47 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
         harness.close()
 
 
-def test_check_run_names_the_app(app: AppHarness) -> None:
+def test_check_run_names_the_app_and_links_its_page(app: AppHarness) -> None:
     runs = app.github.check_runs(REPO)
     assert runs and all(r["app"]["id"] == APP_ID for r in runs)
+    done = [r for r in runs if r["status"] == "completed"]
+    assert done and all(str(r["details_url"]).startswith(f"{app.url}/pages/") for r in done)
+
+
+def test_the_report_pages_in_a_real_browser(
+    app: AppHarness, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The App's pages for a real reproduction and a real verdict, loaded by Chromium at a
+    desktop's and a phone's width; the screenshots are kept as CI artefacts."""
+    (issue_comment,) = app.wait("issue #1's reproduction", lambda: app.bot_comments(1), timeout=400)
+    head = app.push({"NOTES.md": "browser\n"}, "Parse several units", "fix-browser", patch=FIX)
+    assert app.deliver("pull_request", app.open_pull(11, head, "Fixes #1")).status_code == 202
+    run = app.wait("the completed check run", lambda: _completed(app, head), timeout=300)
+    assert run["conclusion"] == "success", (run, app.logs())
+    link = _LINK.search(str(issue_comment["body"]))
+    assert link
+    browser = Chromium(tmp_path_factory.mktemp("chromium"))
+    try:
+        for url, name in ((run["details_url"], "verdict"), (link["url"], "reproduction")):
+            for width, height, mobile, device in (
+                (1280, 900, False, "desktop"),
+                (390, 844, True, "phone"),
+            ):
+                tab = browser.tab()
+                load = tab.load(str(url), width, height, mobile=mobile)
+                tab.screenshot(ARTIFACTS / f"{name}-{device}.png")
+                assert (load.problems, load.dialogs) == ([], [])
+                assert load.requests == [url], load.requests  # nothing from anywhere else
+                assert tab.evaluate("document.documentElement.scrollWidth") <= width
+                if name == "verdict":
+                    assert "Issue #1: ✅ Verified" in load.text
+                    rows = tab.evaluate(
+                        "[...document.querySelectorAll('table.tests tr')].map(r => r.innerText)"
+                    )
+                    assert any("::test_" in r and "fail → pass" in r for r in rows), rows
+                    assert tab.evaluate("document.querySelectorAll('td.mark.run').length") > 0
+                    assert "executable changed lines run" in load.text
+                else:
+                    assert "Reproduced at" in load.text and "ValueError" in load.text
+    finally:
+        browser.close()

@@ -16,6 +16,7 @@ from reprobot.bot.store.engine import StoreError, make_engine, migrate, ping
 from reprobot.bot.store.jobs import JobRequest, reproduce_key
 from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.models import Base
+from reprobot.bot.store.pages import Pages
 from reprobot.bot.store.records import Records, ReproductionRecord
 from reprobot.settings import Settings
 
@@ -70,7 +71,7 @@ def test_migrate_twice_is_a_no_op_and_keeps_data(engine: Engine) -> None:
     migrate(engine)
     with engine.connect() as conn:
         versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    assert versions == ["0002"]
+    assert versions == ["0003"]
     assert Records(engine).comment_id("o/r", 1, "reproduction") == 99
 
 
@@ -272,3 +273,27 @@ def test_label_states(engine: Engine) -> None:
     assert records.label_state("o/r", 1, "reproduced") == "removed"
     assert records.label_state("o/r", 1, "other") is None
     assert records.label_state("o/r", 2, "reproduced") is None
+
+
+def test_pages_are_kept_found_by_id_linked_to_earlier_heads_and_pruned(engine: Engine) -> None:
+    clock = Clock()
+    pages = Pages(engine, clock)
+    first = pages.save("verdict", "o/r", 7, "a" * 40, "failure", '{"kind": "pull"}')
+    clock.now += timedelta(minutes=1)
+    again = pages.save("verdict", "o/r", 7, "a" * 40, "failure", '{"kind": "pull"}')
+    clock.now += timedelta(minutes=1)
+    pages.save("reproduction", "o/r", 7, None, "reproduced", "{}")
+    pages.save("verdict", "o/r", 8, "c" * 40, "success", "{}")
+    clock.now += timedelta(minutes=1)
+    latest = pages.save("verdict", "o/r", 7, "b" * 40, "success", '{"kind": "pull"}')
+    # Ids are random and unguessable, never derived from what the page shows.
+    assert len({first.id, again.id, latest.id}) == 3 and len(latest.id) >= 22
+    assert pages.get(latest.id) == latest
+    assert pages.get("no-such-page") is None
+    # Earlier heads of the same pull request: one page per head, the newest of each.
+    assert [p.id for p in pages.earlier_heads(latest)] == [again.id]
+    assert pages.earlier_heads(first) == []
+    clock.now += timedelta(days=30)
+    # Thirty days on, all but the last page made are older than thirty days and 30 s.
+    assert pages.prune(timedelta(days=30, seconds=30)) == 4
+    assert pages.get(first.id) is None and pages.get(latest.id) == latest

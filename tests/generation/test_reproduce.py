@@ -163,12 +163,22 @@ def test_cli_json_contract_and_exit_codes(
     assert code == 0 and json.loads(out)["reproduced"] is True
     quiet = tmp_path / "quiet.md"
     quiet.write_text(NOT_A_BUG)
-    code, out = _cli(["reproduce", *common, "--issue", str(quiet), "--json"], capsys)
+    quiet_page = tmp_path / "quiet.html"
+    code, out = _cli(
+        ["reproduce", *common, "--issue", str(quiet), "--json", "--html", str(quiet_page)], capsys
+    )
     assert code == 1
     assert json.loads(out) | {} and json.loads(out)["test_patch"] == ""
+    # Not reproduced, the page says so and lists what was tried.
+    assert "🔍 Could not reproduce this issue" in quiet_page.read_text()
+    assert "What was tried" in quiet_page.read_text()
     # Human output names the chosen test and the failure.
-    code, out = _cli(["reproduce", *common, "--issue", str(issue)], capsys)
+    page = tmp_path / "reproduction.html"
+    code, out = _cli(["reproduce", *common, "--issue", str(issue), "--html", str(page)], capsys)
     assert code == 0 and "Reproduced" in out and "ValueError" in out
+    html = page.read_text()
+    assert "🔁 Reproduced at" in html and "ValueError" in html
+    assert data["failing_tests"][0] in html and "example/durations" in html
     # The printed diff is the JSON's, unwrapped, so it can be copied into `git apply`.
     assert data["test_patch"] in out
     assert main(["reproduce", "--repo", str(tmp_path), "--issue", str(issue)]) == 2

@@ -92,8 +92,11 @@ class AppHarness:
         self.bare = make_bare_repo(root / "git", repo, self.work)
         self.github.add_installation(INSTALLATION, repo.partition("/")[0])
         self.github.add_repo(repo, INSTALLATION)
+        self.port = free_port()
         self.settings = {
             "REPROBOT_CACHE_DIR": str(self.cache_dir),
+            # Check runs and comments link to the App's report pages here.
+            "REPROBOT_PUBLIC_URL": f"http://127.0.0.1:{self.port}",
             "REPROBOT_WEBHOOK_SECRET": SECRET,
             "REPROBOT_APP_ID": str(APP_ID),
             "REPROBOT_PRIVATE_KEY_PATH": str(self.key_path),
@@ -102,7 +105,6 @@ class AppHarness:
             "REPROBOT_RUN_TIMEOUT_S": "300",
             **settings,
         }
-        self.port = free_port()
         self.processes: list[subprocess.Popen[bytes]] = []
         # Processes a test stopped on purpose: their exit is no reason to give up a wait.
         self.stopped: set[int] = set()

@@ -14,6 +14,7 @@ from reprobot.bot.jobs.queue import JobQueue, make_huey
 from reprobot.bot.metrics import CountingTransport, Metrics
 from reprobot.bot.store.engine import make_engine, migrate
 from reprobot.bot.store.ledger import Ledger
+from reprobot.bot.store.pages import Pages
 from reprobot.bot.store.records import Records
 from reprobot.settings import Settings
 from reprobot.validation.sandbox.container import connect
@@ -25,6 +26,7 @@ class AppContext:
     engine: Engine
     ledger: Ledger
     records: Records
+    pages: Pages
     queue: JobQueue
     github: GitHubApp
     metrics: Metrics = field(default_factory=Metrics)
@@ -66,6 +68,7 @@ def build_context(
         engine=engine,
         ledger=ledger,
         records=Records(engine),
+        pages=Pages(engine),
         queue=queue,
         github=github,
         metrics=metrics,

@@ -12,6 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from reprobot.bot.pages.documents import environment_view, reproduction_page
+from reprobot.bot.pages.html import render_page, write_page
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
 from reprobot.console import console, progress_for, untrusted
 from reprobot.generation.issue.file import read_issue
@@ -39,6 +41,12 @@ def register(sub: Any) -> None:
         "JSON with title and body), or - for standard input",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report page to FILE (self-contained: it requests nothing)",
+    )
     parser.set_defaults(handler=cmd_reproduce)
 
 
@@ -73,6 +81,15 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
         llm_drafter=bind_llm_drafter(settings),
         progress=progress,
     )
+    if args.html:
+        page = reproduction_page(
+            result,
+            repo=snapshot.repo,
+            issue=None,
+            test_command=env.spec.test_cmd,
+            environment=environment_view(env),
+        )
+        write_page(args.html, render_page(page))
     if args.json:
         print(json.dumps(result.to_json()))
     else:

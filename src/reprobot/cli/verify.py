@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reprobot.bot.pages.documents import environment_view, verdict_page
+from reprobot.bot.pages.html import render_page, write_page
 from reprobot.bot.render.verdict import render_verdict
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
 from reprobot.console import progress_for
@@ -33,6 +35,12 @@ def register(sub: Any) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--markdown", action="store_true", help="print the comment body")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report page to FILE (self-contained: it requests nothing)",
+    )
     parser.set_defaults(handler=cmd_verify)
 
 
@@ -63,6 +71,14 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
         test_ids=args.test,
         limits=RunLimits.from_settings(settings),
     )
+    if args.html:
+        page = verdict_page(
+            verdict,
+            repo=base.repo,
+            tests_diff=tests.diff,
+            environment=environment_view(env),
+        )
+        write_page(args.html, render_page(page))
     if args.json:
         print(json.dumps(verdict.to_json()))
     elif args.markdown:

@@ -459,10 +459,15 @@ def test_a_fix_that_changes_how_tests_run_needs_review_and_says_so(
     argv = ["verify", "--repo", str(example_repo), "--base", "HEAD", "--python", "3.11"]
     argv += ["--install", "python -m pip install -e '.[test]'"]
     argv += ["--fix", str(tmp_path / "fix.diff"), "--tests", str(tmp_path / "tests.diff")]
-    assert main([*argv, "--markdown"]) == 0
+    page = tmp_path / "verdict.html"
+    assert main([*argv, "--markdown", "--html", str(page)]) == 0
     text = capsys.readouterr().out
     assert (
         "### 🔍 Needs review: the reproducing test passes with this change, but it changes how"
         in text
     )
     assert "This pull request changes how its tests run:** `conftest.py`" in text
+    # The same verdict as a page, in the same words, naming the harness file.
+    html = page.read_text()
+    assert "🔍 Needs review: the reproducing test passes with this change, but it changes" in html
+    assert "This change alters how its tests run: <code>conftest.py</code>" in html

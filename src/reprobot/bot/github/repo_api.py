@@ -17,6 +17,7 @@ from urllib.parse import quote
 import structlog
 from githubkit import GitHub
 from githubkit.exception import GitHubException, RequestFailed
+from githubkit.utils import UNSET
 
 from reprobot.bot.errors import GitHubError
 
@@ -358,8 +359,15 @@ class RepoAPI:
         return int(data["id"])
 
     def complete_check_run(
-        self, check_run_id: int, conclusion: Conclusion, title: str, summary: str, text: str
+        self,
+        check_run_id: int,
+        conclusion: Conclusion,
+        title: str,
+        summary: str,
+        text: str,
+        details_url: str | None = None,
     ) -> None:
+        """Complete the check run; ``details_url`` is its report page, when there is one."""
         self._json(
             "completing the check run",
             lambda: self.gh.rest.checks.update(
@@ -369,6 +377,7 @@ class RepoAPI:
                 status="completed",
                 conclusion=conclusion,
                 output={"title": title, "summary": summary, "text": text},
+                details_url=details_url or UNSET,
             ),
         )
 

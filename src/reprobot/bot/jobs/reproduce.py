@@ -10,7 +10,9 @@ import structlog
 from reprobot.bot.github.auth import REPRODUCE_PERMISSIONS
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.labels import apply_label
+from reprobot.bot.jobs.report_pages import link_line, publish
 from reprobot.bot.metrics import MetricsProgress
+from reprobot.bot.pages.documents import environment_view, reproduction_page
 from reprobot.bot.render.reproduction import (
     REPRODUCTION_MARKER,
     render_not_reproduced,
@@ -86,6 +88,16 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         )
     else:
         return
+    page = reproduction_page(
+        result,
+        repo=job.repo,
+        issue=job.number,
+        test_command=spec.test_cmd,
+        config_errors=errors,
+        environment=environment_view(env),
+    )
+    status = "reproduced" if result.reproduced else "not_reproduced"
+    body += link_line(publish(ctx, job.repo, job.number, None, status, page))
     known = ctx.records.comment_id(job.repo, job.number, COMMENT_KIND)
     comment_id = session.api.upsert_comment(job.number, REPRODUCTION_MARKER, body, known)
     ctx.records.save_comment_id(job.repo, job.number, COMMENT_KIND, comment_id)

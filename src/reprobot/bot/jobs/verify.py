@@ -3,10 +3,12 @@ base and head; one comment edited in place, a check run, and the ``fix-verified`
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import structlog
+from sqlalchemy.exc import SQLAlchemyError
 
 from reprobot.bot.errors import JobAbandoned
 from reprobot.bot.github.auth import VERIFY_PERMISSIONS
@@ -14,7 +16,9 @@ from reprobot.bot.github.linked_issues import closing_references
 from reprobot.bot.github.repo_api import PullInfo
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
+from reprobot.bot.jobs.report_pages import link_line, publish
 from reprobot.bot.metrics import MetricsProgress
+from reprobot.bot.pages.documents import PullPage, environment_view, pull_page
 from reprobot.bot.render.markdown import inline_code
 from reprobot.bot.render.pull import (
     CHECK_NAME,
@@ -75,7 +79,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     any_stored = any(r is not None and r.reproduced for r in stored.values())
     if not any_stored and not config.draft_at_pull_request:
         guard.check()
-        _nothing_to_run(session, pull, issues)
+        _nothing_to_run(ctx, session, job, pull, issues)
         return
     guard.check()
     refs = ", ".join(f"#{n}" for n in issues)
@@ -88,25 +92,32 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         else f"Drafting reproducing tests from {refs}, knowing this pull request's change.",
     )
     try:
-        report, judged = _report(ctx, session, job, pull, stored, guard)
+        report, judged, page = _report(ctx, session, job, pull, stored, guard)
     except Exception as exc:
         # Never leave the check spinning, whatever stopped the job: say why (a retry makes a new
         # one); the worker then handles the error as usual.
         title = "Superseded" if isinstance(exc, JobAbandoned) else "Could not run the tests"
         why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
-        session.api.complete_check_run(check_id, "neutral", title, inline_code(why[:500]), "")
+        summary = inline_code(why[:500])
+        url = None
+        with contextlib.suppress(SQLAlchemyError):  # the error being reported comes first
+            url = _publish_note(ctx, job, pull, issues, "neutral", title, f"{title}: {why[:500]}")
+        session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
         raise
     if not any_stored and not judged:
         # Nothing drafted either: no comment, the neutral check says there was nothing to run.
         title, summary = nothing_to_run(issues)
-        session.api.complete_check_run(check_id, "neutral", title, summary, "")
+        url = publish(ctx, job.repo, pull.number, pull.head_sha, "neutral", page)
+        session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
         return
     log.info("verify.finished", conclusion=report.conclusion)
+    url = publish(ctx, job.repo, pull.number, pull.head_sha, report.conclusion, page)
     known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
-    comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, report.comment, known)
+    comment = report.comment + link_line(url)
+    comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, comment, known)
     ctx.records.save_comment_id(job.repo, pull.number, COMMENT_KIND, comment_id)
     session.api.complete_check_run(
-        check_id, report.conclusion, report.title, report.summary, report.text
+        check_id, report.conclusion, report.title, report.summary, report.text, url
     )
     name = config.labels.verified
     if report.conclusion == "success" and report.label_allowed:
@@ -115,12 +126,38 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         withdraw_label(session.api, ctx.records, pull.number, name, pull.labels)
 
 
-def _nothing_to_run(session: job_setup.RepoSession, pull: PullInfo, issues: list[int]) -> None:
+def _publish_note(
+    ctx: AppContext,
+    job: Job,
+    pull: PullInfo,
+    issues: list[int],
+    conclusion: str,
+    title: str,
+    note: str,
+) -> str | None:
+    """A page for a check run with no verdict to show: what it says, for each linked issue."""
+    page = pull_page(
+        repo=job.repo,
+        pull=pull.number,
+        base_sha=pull.base_sha,
+        head_sha=pull.head_sha,
+        conclusion=conclusion,
+        title=title,
+        issues=[IssueVerdict(n, None, note=note) for n in issues],
+        own_tests=OwnTests((), None),
+    )
+    return publish(ctx, job.repo, pull.number, pull.head_sha, conclusion, page)
+
+
+def _nothing_to_run(
+    ctx: AppContext, session: job_setup.RepoSession, job: Job, pull: PullInfo, issues: list[int]
+) -> None:
     """No comment, but a neutral check that says why."""
     log.info("verify.no_reproduction", issues=issues)
     title, summary = nothing_to_run(issues)
     check_id = session.api.create_check_run(pull.head_sha, CHECK_NAME, title, summary)
-    session.api.complete_check_run(check_id, "neutral", title, summary, "")
+    url = _publish_note(ctx, job, pull, issues, "neutral", title, summary)
+    session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
 
 
 def _report(
@@ -130,9 +167,9 @@ def _report(
     pull: PullInfo,
     stored: Mapping[int, ReproductionRecord | None],
     guard: Guard,
-) -> tuple[PullReport, bool]:
+) -> tuple[PullReport, bool, PullPage]:
     """Fetch base and head, run every stored (or drafted) test and the pull request's own, and
-    render; also whether any linked issue got a verdict."""
+    render the comment and the page; also whether any linked issue got a verdict."""
     # The fork's head is fetched through the base repository's refs/pull/N/head.
     mirror = job_setup.fetch(
         ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
@@ -176,7 +213,18 @@ def _report(
         config_errors=session.config.errors,
         from_fork=pull.from_fork(job.repo),
     )
-    return report, any(v.verdict is not None for v in verdicts)
+    page = pull_page(
+        repo=job.repo,
+        pull=pull.number,
+        base_sha=pull.base_sha,
+        head_sha=pull.head_sha,
+        conclusion=report.conclusion,
+        title=report.title,
+        issues=verdicts,
+        own_tests=own,
+        environment=environment_view(env),
+    )
+    return report, any(v.verdict is not None for v in verdicts), page
 
 
 def _issue_verdict(
@@ -202,7 +250,7 @@ def _issue_verdict(
         limits=limits,
         progress=progress,
     )
-    return IssueVerdict(number, verdict)
+    return IssueVerdict(number, verdict, tests_diff=stored.test_patch)
 
 
 def _drafted_verdict(
@@ -245,7 +293,7 @@ def _drafted_verdict(
         limits=RunLimits.from_settings(ctx.settings),
         progress=progress,
     )
-    return IssueVerdict(number, verdict, suggested=result.test_patch)
+    return IssueVerdict(number, verdict, suggested=result.test_patch, tests_diff=result.test_patch)
 
 
 def _own_tests(
@@ -298,7 +346,7 @@ def _own_tests(
         progress=progress,
         guard=False,
     )
-    return OwnTests(listed, verdict)
+    return OwnTests(listed, verdict, tests_diff=test_patch.diff)
 
 
 def _names(paths: set[str]) -> str:

@@ -8,8 +8,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 
 import structlog
+from sqlalchemy.exc import SQLAlchemyError
 
 from reprobot.bot.context import AppContext
 from reprobot.bot.errors import GitHubError, JobAbandoned
@@ -149,7 +151,8 @@ class JobRunner:
 
 class Reaper(threading.Thread):
     """Every ``interval_s``: jobs whose lease expired go back to the queue (or fail after their
-    last attempt), and queued jobs whose message was lost are enqueued again."""
+    last attempt), queued jobs whose message was lost are enqueued again, and report pages past
+    their retention are removed."""
 
     def __init__(self, ctx: AppContext, interval_s: float) -> None:
         super().__init__(name="reaper", daemon=True)
@@ -179,6 +182,18 @@ class Reaper(threading.Thread):
             self.ctx.ledger.mark_enqueued([job_id])
         if result.requeued or result.failed:
             log.info("reaper.reaped", requeued=list(result.requeued), failed=list(result.failed))
+        self.prune_pages()
+
+    def prune_pages(self) -> None:
+        """Report pages older than the retention period go, and their links with them."""
+        retention = timedelta(days=self.ctx.settings.page_retention_days)
+        try:
+            removed = self.ctx.pages.prune(retention)
+        except SQLAlchemyError as exc:
+            log.error("reaper.prune_failed", error=str(exc))
+            return
+        if removed:
+            log.info("reaper.pages_removed", pages=removed)
 
     def stop(self) -> None:
         self._stop_event.set()

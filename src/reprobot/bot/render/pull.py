@@ -44,6 +44,8 @@ class IssueVerdict:
     note: str = ""
     # A test drafted at this pull request (the issue had none), offered to its author.
     suggested: str = ""
+    # The reproducing tests that ran (the stored or the drafted ones), for the report page.
+    tests_diff: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class OwnTests:
     # With no verdict, what the pull request does to its tests instead, as the end of a
     # sentence ("deletes tests/test_a.py and adds no test"); empty when they could not run.
     note: str = ""
+    # The pull request's test changes that ran, for the report page.
+    tests_diff: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,14 @@ _MAX_ECHO = 4000
 _PATCH_TARGET = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 
 
+NOT_REPRODUCED_HEADLINE = "🔍 Could not reproduce this issue"
+
+
+def reproduced_headline(base_sha: str, markdown: bool = True) -> str:
+    """A reproduction in one line, as the comment (markdown) and the report page say it."""
+    return f"🔁 Reproduced at {_short_sha(base_sha) if markdown else base_sha[:12]}"
+
+
 def _short_sha(sha: str) -> str:
     return inline_code(sha[:12])
 
@@ -104,7 +112,7 @@ def _reproduced_body(
     patch_name = f"reprobot-issue-{issue_number}.diff"
     parts = [
         REPRODUCTION_MARKER,
-        f"### 🔁 Reproduced at {_short_sha(base_sha)}",
+        f"### {reproduced_headline(base_sha)}",
         "",
         f"Reprobot wrote {'a test that fails' if count == 1 else 'tests that fail'} on commit "
         f"{_short_sha(base_sha)} of {inline_code(repo)} for the reason this issue describes.",
@@ -210,7 +218,7 @@ def render_not_reproduced(
     was tried (``(method, outcome, reason)``, at most 20 rows), under ``COMMENT_LIMIT``."""
     parts = [
         REPRODUCTION_MARKER,
-        "### 🔍 Could not reproduce this issue",
+        f"### {NOT_REPRODUCED_HEADLINE}",
         "",
     ]
     if tried:

@@ -50,6 +50,11 @@ def _side_note(before: str, after: str) -> str:
 _MAX_LISTED = 30
 
 
+def headline(verdict: Verdict) -> str:
+    """The verdict in one line, as the comment, the check run and the report page say it."""
+    return _headline(verdict).removeprefix("### ")
+
+
 def _headline(verdict: Verdict) -> str:
     fixed = sum(1 for t in verdict.transitions.values() if t.fail_to_pass)
     if verdict.status == "verified":
@@ -136,7 +141,7 @@ def harness_warning(files: Sequence[str]) -> str:
 
 
 # What a pass rests on: said wherever a verdict does.
-_TRUST_NOTE = (
+TRUST_NOTE = (
     "_What this result rests on:_ the tests ran in a sandbox with no network and no secrets, "
     "their outcomes came from pytest's own process over a channel no other process can write, "
     "and pytest's exit status agreed with them. Code of the change runs inside that same process "
@@ -185,7 +190,7 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
                 fence(trim(run.failures[test_id], 3000)),
             ]
     if verdict.status in ("verified", "weak", "needs_review"):
-        details += ["", _TRUST_NOTE]
+        details += ["", TRUST_NOTE]
     details += ["", "</details>"]
     body = "\n".join(parts + details)
     if len(body) > COMMENT_LIMIT:

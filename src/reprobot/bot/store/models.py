@@ -1,4 +1,4 @@
-"""The store's tables as typed ORM models; migration 0001 creates exactly these.
+"""The store's tables as typed ORM models; the migrations create exactly these.
 
 Timestamps are written as UTC. SQLite hands them back naive, so readers pass them through
 ``utc`` before use.
@@ -35,6 +35,7 @@ NAMING_CONVENTION = {
 }
 
 JOB_KINDS = ("reproduce", "verify")
+PAGE_KINDS = ("reproduction", "verdict")
 JOB_STATES = ("queued", "running", "done", "failed", "superseded")
 LABEL_STATES = ("added", "removed")
 
@@ -163,3 +164,23 @@ class AppliedLabelRow(Base):
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
     state: Mapped[str] = mapped_column(String(16))
     updated_at: Mapped[datetime]
+
+
+class PageRow(Base):
+    """A report page: the document a job made (JSON), found by its unguessable id."""
+
+    __tablename__ = "pages"
+    __table_args__ = (
+        Index("ix_pages_repo_number", "repo", "number"),
+        Index("ix_pages_created_at", "created_at"),
+        CheckConstraint(_in("kind", PAGE_KINDS), name="kind"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    repo: Mapped[str] = mapped_column(String(255))
+    number: Mapped[int] = mapped_column(Integer)
+    head_sha: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(32))
+    document: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]

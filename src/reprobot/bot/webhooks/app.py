@@ -1,4 +1,5 @@
-"""``reprobot serve``'s web application: the webhook endpoint and the health probes.
+"""``reprobot serve``'s web application: the webhook endpoint, the report pages and the health
+probes.
 
 The webhook does as little as it safely can: check the signature, hand the delivery to the
 intake (which records it with its jobs, in one transaction with whatever else arrived meanwhile,
@@ -25,6 +26,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from reprobot.bot.context import AppContext
 from reprobot.bot.jobs.queue import QueueError
 from reprobot.bot.metrics import CONTENT_TYPE
+from reprobot.bot.pages.links import page_links
+from reprobot.bot.pages.route import add_page_route
 from reprobot.bot.store.engine import StoreError, ping
 from reprobot.bot.webhooks.intake import Intake
 from reprobot.bot.webhooks.route_context import RouteContext
@@ -164,6 +167,8 @@ def create_app(
     # Ahead of FastAPI's routing and dependency machinery, which cost the webhook (the one busy
     # route) about a fifth of its CPU; ServerErrorMiddleware still turns a crash into a 500.
     app.add_middleware(DirectRoute, path="/webhook", method="POST", endpoint=webhook)
+
+    add_page_route(app, ctx.pages, page_links(ctx.settings))
 
     @app.get("/metrics")
     async def metrics() -> Response:
