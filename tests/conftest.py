@@ -136,3 +136,33 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server = _server_or_skip(lambda: RedisServer(tmp_path_factory.mktemp("redis")).__enter__())
     yield server
     server.__exit__(None, None, None)
+
+
+# --- what a test needs, as markers (`pytest -m "not docker and not servers and not github and
+# not browser"` runs the rest, which needs nothing but this checkout) --------------------------
+
+# Fixtures whose closure names a kind of outside part; a test is marked when it asks for any,
+# directly or through the fixtures it asks for.
+_NEEDS = {
+    "docker": {"docker_client"},
+    "servers": {"postgres_server", "redis_server"},
+}
+# Parametrised back-ends that start their servers inside the fixture (tests/bot/conftest.py).
+_SERVER_PARAMS = {"postgresql", "scale-out"}
+# Folders whose every test talks to the local GitHub stand-in.
+_GITHUB_FOLDERS = ("github_server", "bot/github")
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for marker, fixtures in _NEEDS.items():
+            if names & fixtures:
+                item.add_marker(marker)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and _SERVER_PARAMS & {str(v) for v in callspec.params.values()}:
+            item.add_marker("servers")
+        where = Path(str(item.path)).resolve().relative_to(_TESTS).as_posix()
+        if where.startswith(tuple(f"{f}/" for f in _GITHUB_FOLDERS)):
+            item.add_marker("github")

@@ -327,6 +327,7 @@ def test_check_run_names_the_app_and_links_its_page(app: AppHarness) -> None:
     assert done and all(str(r["details_url"]).startswith(f"{app.url}/pages/") for r in done)
 
 
+@pytest.mark.browser
 def test_the_report_pages_in_a_real_browser(
     app: AppHarness, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -63,6 +63,7 @@ def test_the_page_posts_the_manifest_and_escapes_it() -> None:
         manifest_page(manifest, "https://github.com", org="x'><script>")
 
 
+@pytest.mark.github
 def test_register_stores_credentials_that_serve_starts_from(tmp_path: Path) -> None:
     key, public = make_app_key()
     with GitHubServer(5151, public, tmp_path / "git") as github:

@@ -39,6 +39,7 @@ def server(tmp_path: Path) -> Iterator[tuple[GitHubServer, str]]:
         yield srv, key
 
 
+@pytest.mark.github
 def test_github_requests_and_rate_limit_waits_are_counted(
     server: tuple[GitHubServer, str],
 ) -> None:

@@ -12,6 +12,7 @@ from reprobot.bot.pages.html import render_page
 from tests.bot.test_pages import HOSTILE_FAILURE, HOSTILE_ID, _page
 from tests.support.browser import Chromium
 
+pytestmark = pytest.mark.browser
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "pages"
 
 

@@ -80,6 +80,7 @@ def test_patch_that_does_not_apply_still_exits_zero(
     assert out["patches_applied"] is False, out["patches"]
 
 
+@pytest.mark.docker  # the command reaches the engine before it reads the commit
 def test_unknown_commit_exits_two(example_repo: Path, settings: Settings) -> None:
     proc = reprobot(
         "run-tests",
