@@ -14,7 +14,7 @@ import pytest
 from reprobot.bench.dataset import DatasetError
 from reprobot.bench.pod import (
     Call,
-    Candidate,
+    CandidateFix,
     TestPlan,
     calibrate,
     graded_ids,
@@ -55,11 +55,11 @@ def test_load_candidates(tmp_path: Path) -> None:
     )
     got = load_candidates(path)
     assert got == [
-        Candidate("acme__w-1", "agent", "gpt", "diff", True, 1),
+        CandidateFix("acme__w-1", "agent", "gpt", "diff", True, 1),
         # No system: the model names it; no patch: empty.
-        Candidate("acme__w-1", "claude", "claude", "", False, 3),
+        CandidateFix("acme__w-1", "claude", "claude", "", False, 3),
         # Neither: "?" and "", and the id is made a string.
-        Candidate("7", "?", "", "", False, 4),
+        CandidateFix("7", "?", "", "", False, 4),
     ]
 
 

@@ -14,8 +14,8 @@ from reprobot.bench.pod_metrics import (
     METRIC_NAMES,
     WPC_GRID,
     Confusion,
+    FilterCall,
     IssueEffort,
-    Judgement,
     cluster_bootstrap,
     cluster_bootstrap_samples,
     confusion,
@@ -36,9 +36,9 @@ from reprobot.bench.pod_metrics import (
 PNG_MAGIC = b"\x89PNG"
 
 
-def _judgements(cluster: str, issue: str, pairs: list[tuple[bool, bool]]) -> list[Judgement]:
+def _judgements(cluster: str, issue: str, pairs: list[tuple[bool, bool]]) -> list[FilterCall]:
     """Judgements from (predicted, actual) pairs."""
-    return [Judgement(cluster, issue, predicted, actual) for predicted, actual in pairs]
+    return [FilterCall(cluster, issue, predicted, actual) for predicted, actual in pairs]
 
 
 # --- confusion matrix ---------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_filter_effort_without_correct_patch() -> None:
     assert filter_p_found(2, 0, 3, 0, 5) == 0.0
 
 
-def _effort_sample() -> list[Judgement]:
+def _effort_sample() -> list[FilterCall]:
     b_issue = [(True, True), (True, True), (True, False)]  # accepted 3, 2 correct
     b_issue += [(False, True)] * 3 + [(False, False)] * 3  # rejected 6, 3 correct
     a_issue = [(True, False)] * 3 + [(False, True)] + [(False, False)] * 4  # 8 patches, 1 correct
@@ -305,9 +305,9 @@ def test_wpc_envelope_grid() -> None:
 # --- cluster bootstrap --------------------------------------------------------------------------
 
 
-def _bootstrap_sample() -> list[Judgement]:
+def _bootstrap_sample() -> list[FilterCall]:
     rng = random.Random(42)
-    judgements: list[Judgement] = []
+    judgements: list[FilterCall] = []
     for system in range(4):
         for issue in range(8):
             name = f"issue-{issue}"
@@ -315,7 +315,7 @@ def _bootstrap_sample() -> list[Judgement]:
                 actual = rng.random() < 0.4
                 # A filter that is right about 75 % of the time.
                 predicted = actual if rng.random() < 0.75 else not actual
-                judgements.append(Judgement(f"sys{system}|{name}", name, predicted, actual))
+                judgements.append(FilterCall(f"sys{system}|{name}", name, predicted, actual))
     return judgements
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reprobot.generation.drafts import Verdict
+from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.pool.failure_match import (
     IssueReason,
@@ -114,7 +114,7 @@ def reason_of(title: str, body: str, wrong_values: tuple[str, ...] = ()) -> Issu
 RAISING = reason_of("parse_number rejects negative numbers", RAISING_ISSUE)
 
 
-def judge(detail: str, reason: IssueReason = RAISING) -> Verdict:
+def judge(detail: str, reason: IssueReason = RAISING) -> DraftOutcome:
     return judge_test(parse_failure(detail), reason, [DRAFT])[0]
 
 
@@ -199,7 +199,7 @@ def test_message_share_ignores_numbers_addresses_and_paths() -> None:
 
 def test_same_exception_and_message_reproduces() -> None:
     verdict, why, relevance = judge_test(parse_failure(SAME_EXCEPTION), RAISING, [DRAFT])
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert "ValueError" in why
     # Type, the whole message and the issue's frame function (parse_number) all match.
     assert relevance == 3.0 + 2.0 + 1.0
@@ -212,7 +212,7 @@ def test_a_dotted_exception_matches_the_issue_short_name() -> None:
         '  File "x.py", line 1, in <module>\n'
         "calc.errors.ParseError: not a number: '-3'\n```\n",
     )
-    assert judge(CHAINED, reason) is Verdict.REPRODUCES
+    assert judge(CHAINED, reason) is DraftOutcome.REPRODUCES
 
 
 # pytest --tb=short's JUnit text for an exception raised from another (a library wrapping it).
@@ -234,20 +234,20 @@ E   calc.errors.ParseError: parsing failed, see the traceback above"""
 
 def test_the_issues_exception_wrapped_by_another_reproduces() -> None:
     verdict, why, relevance = judge_test(parse_failure(WRAPPED), RAISING, [DRAFT])
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert why == "fails with the issue's ValueError, raised again as ParseError"
     assert relevance == 2.8 + 2.0 + 1.0
     # Chained to another message, or not chained at all: not the issue's reason.
     other = WRAPPED.replace("E   ValueError: not a number: '-3'", "E   ValueError: bad width 9")
-    assert judge(other) is Verdict.UNRELATED
+    assert judge(other) is DraftOutcome.UNRELATED
     assert judge(WRAPPED.replace("The above exception was the direct cause", "Later")) is (
-        Verdict.UNRELATED
+        DraftOutcome.UNRELATED
     )
 
 
 def test_same_type_with_another_message_is_unrelated() -> None:
     verdict, why, relevance = judge_test(parse_failure(OTHER_MESSAGE), RAISING, [DRAFT])
-    assert verdict is Verdict.UNRELATED
+    assert verdict is DraftOutcome.UNRELATED
     assert "another message" in why and relevance == 0.0
 
 
@@ -271,11 +271,11 @@ def test_an_earlier_traceback_of_the_issue_is_a_reason_too() -> None:
     assert reason.exc_type == "ValueError"
     assert reason.other_raises == (("IndexError", "list index out of range"),)
     verdict, why, _ = judge_test(parse_failure(INDEX_ERROR), reason, [DRAFT])
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert why == "fails with IndexError, as another traceback of the issue shows"
     # Its message must match as the final one's must.
     other = INDEX_ERROR.replace("list index out of range", "pop from empty deque")
-    assert judge(other, reason) is Verdict.UNRELATED
+    assert judge(other, reason) is DraftOutcome.UNRELATED
 
 
 def test_another_exception_type_is_unrelated() -> None:
@@ -285,12 +285,12 @@ def test_another_exception_type_is_unrelated() -> None:
         "    return sum(values) // len(values)\n"
         "E   TypeError: unsupported operand type(s) for +: 'int' and 'str'"
     )
-    assert judge(detail) is Verdict.UNRELATED
+    assert judge(detail) is DraftOutcome.UNRELATED
 
 
 def test_name_error_in_the_test_file_is_broken() -> None:
     verdict, why, _ = judge_test(parse_failure(OWN_NAME_ERROR), RAISING, [DRAFT])
-    assert verdict is Verdict.BROKEN
+    assert verdict is DraftOutcome.BROKEN
     assert "NameError" in why
 
 
@@ -303,7 +303,7 @@ def test_name_error_in_the_library_is_not_the_tests_fault() -> None:
         '    raise ValueError(f"not a number: {unit!r}")\n'
         "E   NameError: name 'unit' is not defined"
     )
-    assert judge(detail) is Verdict.UNRELATED
+    assert judge(detail) is DraftOutcome.UNRELATED
 
 
 def test_name_error_the_issue_itself_reports_is_no_sign_of_a_broken_test() -> None:
@@ -313,21 +313,21 @@ def test_name_error_the_issue_itself_reports_is_no_sign_of_a_broken_test() -> No
         '  File "repro.py", line 2, in <module>\n'
         "NameError: name 'parse_number' is not defined\n```\n",
     )
-    assert judge(OWN_NAME_ERROR, reason) is Verdict.REPRODUCES
+    assert judge(OWN_NAME_ERROR, reason) is DraftOutcome.REPRODUCES
 
 
 def test_import_error_of_the_test_module_is_broken() -> None:
-    assert judge(IMPORT_ERROR) is Verdict.BROKEN
+    assert judge(IMPORT_ERROR) is DraftOutcome.BROKEN
 
 
 def test_fixture_not_found_is_broken() -> None:
     verdict, why, _ = judge_test(parse_failure(FIXTURE_MISSING), RAISING, [DRAFT])
-    assert verdict is Verdict.BROKEN
+    assert verdict is DraftOutcome.BROKEN
     assert "fixture" in why
 
 
 def test_syntax_error_is_broken_wherever_it_is_reported() -> None:
-    assert judge(SYNTAX_ERROR) is Verdict.BROKEN
+    assert judge(SYNTAX_ERROR) is DraftOutcome.BROKEN
 
 
 def test_an_assertion_naming_the_issue_exception_reproduces() -> None:
@@ -338,7 +338,7 @@ def test_an_assertion_naming_the_issue_exception_reproduces() -> None:
         "E   AssertionError: parse_number raised ValueError: not a number: '-3'"
     )
     verdict, why, _ = judge_test(parse_failure(detail), RAISING, [DRAFT])
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert "assertion" in why
 
 
@@ -365,7 +365,7 @@ def test_showing_the_wrong_value_the_issue_shows_reproduces() -> None:
     verdict, why, relevance = judge_test(
         parse_failure(VALUE_FAILURE), reason, ["tests/test_dedupe_keeps.py"]
     )
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert "wrong value" in why and relevance == 3.0
 
 
@@ -385,11 +385,11 @@ def test_own_assertion_about_the_issue_words_reproduces_when_no_exception_is_sho
     verdict, why, relevance = judge_test(
         parse_failure(detail), reason, ["tests/test_rounding_halves.py"]
     )
-    assert verdict is Verdict.REPRODUCES
+    assert verdict is DraftOutcome.REPRODUCES
     assert "describes" in why and 1.0 < relevance <= 2.0
     # The same assertion raised outside the draft's files is no assertion of its own.
     assert judge_test(parse_failure(detail), reason, ["tests/test_other.py"])[0] is (
-        Verdict.UNRELATED
+        DraftOutcome.UNRELATED
     )
 
 
@@ -400,7 +400,7 @@ def test_own_assertion_is_not_enough_when_the_issue_shows_an_exception() -> None
         "    assert parse_number('-3') + 5 == 3\n"
         "E   assert 2 == 3"
     )
-    assert judge(detail) is Verdict.UNRELATED
+    assert judge(detail) is DraftOutcome.UNRELATED
 
 
 def test_a_library_module_whose_name_ends_the_test_file_name_is_not_the_test() -> None:
@@ -415,7 +415,7 @@ def test_a_library_module_whose_name_ends_the_test_file_name_is_not_the_test() -
     failure = parse_failure(detail)
     assert failure.raised_in == "six.py"
     verdict, _, _ = judge_test(failure, RAISING, ["test_six.py"])
-    assert verdict is Verdict.UNRELATED
+    assert verdict is DraftOutcome.UNRELATED
 
 
 # --- judge_run -----------------------------------------------------------------------------------
@@ -435,7 +435,7 @@ def test_run_reproduces_with_its_failing_tests() -> None:
         [DRAFT],
         RAISING,
     )
-    assert result.verdict is Verdict.REPRODUCES
+    assert result.verdict is DraftOutcome.REPRODUCES
     assert result.failing_tests == (TEST_ID,)
     assert result.excerpt == "ValueError: not a number: '-7'"
     assert result.relevance > 3.0
@@ -443,7 +443,7 @@ def test_run_reproduces_with_its_failing_tests() -> None:
 
 def test_run_where_every_test_passes() -> None:
     result = judge_run(run({TEST_ID: Outcome.PASSED}), [DRAFT], RAISING)
-    assert (result.verdict, result.failing_tests) == (Verdict.PASSES, ())
+    assert (result.verdict, result.failing_tests) == (DraftOutcome.PASSES, ())
 
 
 def test_run_broken_wins_over_unrelated() -> None:
@@ -456,24 +456,24 @@ def test_run_broken_wins_over_unrelated() -> None:
         [DRAFT],
         RAISING,
     )
-    assert result.verdict is Verdict.BROKEN
+    assert result.verdict is DraftOutcome.BROKEN
     assert result.reason.startswith(other)
 
 
 def test_run_unrelated_failure() -> None:
     result = judge_run(run({TEST_ID: Outcome.FAILED}, {TEST_ID: OTHER_MESSAGE}), [DRAFT], RAISING)
-    assert result.verdict is Verdict.UNRELATED
+    assert result.verdict is DraftOutcome.UNRELATED
     assert result.excerpt.startswith("ValueError: invalid literal")
 
 
 def test_run_collection_error_of_the_draft_module() -> None:
     result = judge_run(run({DRAFT: Outcome.ERROR}, {DRAFT: SYNTAX_ERROR}), [DRAFT], RAISING)
-    assert result.verdict is Verdict.BROKEN
+    assert result.verdict is DraftOutcome.BROKEN
 
 
 def test_run_patch_not_applied() -> None:
     result = judge_run(TestRun({}, patches_applied=False), [DRAFT], RAISING)
-    assert result.verdict is Verdict.NOT_APPLIED
+    assert result.verdict is DraftOutcome.NOT_APPLIED
 
 
 def test_run_limits_hit_install_failure_and_sandbox_error() -> None:
@@ -483,19 +483,19 @@ def test_run_limits_hit_install_failure_and_sandbox_error() -> None:
         log_excerpt="Killed",
     )
     result = judge_run(limited, [DRAFT], RAISING)
-    assert result.verdict is Verdict.ERROR
+    assert result.verdict is DraftOutcome.ERROR
     assert "memory, timeout" in result.reason and result.excerpt == "Killed"
-    assert judge_run(TestRun({}, install_ok=False), [DRAFT], RAISING).verdict is Verdict.ERROR
+    assert judge_run(TestRun({}, install_ok=False), [DRAFT], RAISING).verdict is DraftOutcome.ERROR
     errored = judge_run(TestRun({}, error="container vanished"), [DRAFT], RAISING)
-    assert errored.verdict is Verdict.ERROR and "container vanished" in errored.reason
+    assert errored.verdict is DraftOutcome.ERROR and "container vanished" in errored.reason
 
 
 def test_run_only_the_drafts_own_test_files_count() -> None:
     existing = "tests/test_calc.py::test_mean"
     outcomes = {existing: Outcome.FAILED, TEST_ID: Outcome.PASSED}
     failures = {existing: SAME_EXCEPTION}
-    assert judge_run(run(outcomes, failures), [DRAFT], RAISING).verdict is Verdict.PASSES
+    assert judge_run(run(outcomes, failures), [DRAFT], RAISING).verdict is DraftOutcome.PASSES
     # A draft none of whose tests ran is broken, whatever else failed.
     result = judge_run(run({existing: Outcome.FAILED}, failures), [DRAFT], RAISING)
-    assert result.verdict is Verdict.BROKEN
+    assert result.verdict is DraftOutcome.BROKEN
     assert "collected no test" in result.reason

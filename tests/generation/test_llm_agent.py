@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reprobot.generation.drafts import Draft, Feedback, Verdict
+from reprobot.generation.drafts import Draft, DraftOutcome, Feedback
 from reprobot.generation.errors import LLMError
 from reprobot.generation.llm.agent import METHOD, OUTPUT_CHARS, agent_drafts
 from reprobot.generation.llm.methods import llm_drafts
@@ -52,11 +52,11 @@ class FakeSandbox:
         self.runs.append(draft)
         if "1536" in draft.patch.diff:
             return Feedback(
-                Verdict.REPRODUCES,
+                DraftOutcome.REPRODUCES,
                 self.summary or "ValueError: invalid literal for int() with base 10: '1.5'",
                 ("tests/test_sizes_fraction.py::test_fraction_with_unit",),
             )
-        return Feedback(Verdict.PASSES, self.summary or "1 passed")
+        return Feedback(DraftOutcome.PASSES, self.summary or "1 passed")
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import docker
 import pytest
 
 from reprobot.cli.main import main
-from reprobot.generation.drafts import Verdict
+from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import reproduce
 from reprobot.settings import Settings
@@ -106,7 +106,7 @@ def test_an_issue_that_shows_no_failure_is_not_reproduced(
     assert not result.reproduced
     assert result.test_patch == ""
     assert result.candidates
-    assert {c.verdict for c in result.candidates} == {Verdict.PASSES}
+    assert {c.verdict for c in result.candidates} == {DraftOutcome.PASSES}
 
 
 def test_a_snippet_that_fails_by_itself_is_rejected_as_broken(
@@ -123,7 +123,7 @@ def test_a_snippet_that_fails_by_itself_is_rejected_as_broken(
         client=docker_client,
     )
     assert not result.reproduced
-    broken = [c for c in result.candidates if c.verdict is Verdict.BROKEN]
+    broken = [c for c in result.candidates if c.verdict is DraftOutcome.BROKEN]
     assert broken and "NameError" in broken[0].reason
     # The unresolvable name is reported before anything ran, too.
     assert any("settings" in reason for _, reason in result.rejected)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import docker
 
-from reprobot.generation.drafts import Verdict
+from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.llm.setup import llm_drafter_for
 from reprobot.generation.pool.reproduce import reproduce
@@ -81,9 +81,9 @@ def test_llm_drafts_join_the_pool_and_execution_feedback_drives_repair(
     verdicts = {(c.draft.method, c.verdict) for c in result.candidates}
     # The agent's submitted test and its first, broken try are both in the pool, judged anew.
     assert verdicts == {
-        ("llm-zero-shot", Verdict.REPRODUCES),
-        ("llm-agent", Verdict.REPRODUCES),
-        ("llm-agent", Verdict.BROKEN),
+        ("llm-zero-shot", DraftOutcome.REPRODUCES),
+        ("llm-agent", DraftOutcome.REPRODUCES),
+        ("llm-agent", DraftOutcome.BROKEN),
     }
     assert result.reproduced and result.chosen is not None
     assert result.chosen.draft.method.startswith("llm-")

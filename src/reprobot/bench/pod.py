@@ -41,7 +41,7 @@ from reprobot.validation.verify import read_oracles
 
 
 @dataclass(frozen=True)
-class Candidate:
+class CandidateFix:
     """A labelled candidate fix of one instance."""
 
     instance_id: str
@@ -61,7 +61,7 @@ class Candidate:
         return f"{self.system}|{self.instance_id}"
 
 
-def load_candidates(path: Path) -> list[Candidate]:
+def load_candidates(path: Path) -> list[CandidateFix]:
     """Candidates of a JSON-lines file (``instance_id``, ``system``, ``model_patch``,
     ``resolved``), numbered by their line so that equal patches stay apart."""
     out = []
@@ -76,7 +76,7 @@ def load_candidates(path: Path) -> list[Candidate]:
             if not isinstance(resolved, bool):
                 raise DatasetError(f"{path}:{number}: 'resolved' must be true or false")
             out.append(
-                Candidate(
+                CandidateFix(
                     instance_id=str(record["instance_id"]),
                     system=str(record.get("system") or record.get("model_name_or_path") or "?"),
                     model=str(record.get("model_name_or_path") or ""),
@@ -220,7 +220,7 @@ def calibrate(
 
 def evaluate_candidate(
     client: docker.DockerClient,
-    candidate: Candidate,
+    candidate: CandidateFix,
     plan: TestPlan,
     prepared: Prepared,
     limits: RunLimits,

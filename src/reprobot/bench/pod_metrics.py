@@ -149,7 +149,7 @@ class Confusion:
 
 
 @dataclass(frozen=True)
-class Judgement:
+class FilterCall:
     """The filter's call on one candidate patch, next to the label."""
 
     cluster: str  # producing system × issue, e.g. "SWE-agent/cost_2_1|psf__requests-3362"
@@ -158,7 +158,7 @@ class Judgement:
     actual: bool  # the label says the patch is correct
 
 
-def _confusion_of(judgement: Judgement) -> Confusion:
+def _confusion_of(judgement: FilterCall) -> Confusion:
     return Confusion(
         tp=float(judgement.predicted and judgement.actual),
         fp=float(judgement.predicted and not judgement.actual),
@@ -167,7 +167,7 @@ def _confusion_of(judgement: Judgement) -> Confusion:
     )
 
 
-def confusion(judgements: Iterable[Judgement]) -> Confusion:
+def confusion(judgements: Iterable[FilterCall]) -> Confusion:
     """The confusion matrix of the judgements (all zero when there are none)."""
     total = Confusion(0.0, 0.0, 0.0, 0.0)
     for judgement in judgements:
@@ -194,7 +194,7 @@ def quantile(values: Sequence[float], q: float) -> float:
 
 
 def cluster_bootstrap_samples(
-    judgements: Sequence[Judgement], resamples: int = 1000, seed: int = 0
+    judgements: Sequence[FilterCall], resamples: int = 1000, seed: int = 0
 ) -> dict[str, list[float]]:
     """The metric values of ``resamples`` cluster-bootstrap resamples, keyed by metric name, in
     resample order. Deterministic for a given seed and set of judgements (the input order does
@@ -221,7 +221,7 @@ def cluster_bootstrap_samples(
 
 
 def cluster_bootstrap(
-    judgements: Sequence[Judgement], resamples: int = 1000, level: float = 0.95, seed: int = 0
+    judgements: Sequence[FilterCall], resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> dict[str, tuple[float, float]]:
     """The percentile interval (lower, upper) of every metric at the given level, from a cluster
     bootstrap (see the module docstring; quantiles as in ``quantile``)."""
@@ -384,9 +384,9 @@ class IssueEffort:
         return "same" if ours == theirs else "worse"
 
 
-def issue_effort(judgements: Sequence[Judgement]) -> list[IssueEffort]:
+def issue_effort(judgements: Sequence[FilterCall]) -> list[IssueEffort]:
     """One ``IssueEffort`` per issue (one judgement per candidate patch), sorted by issue id."""
-    by_issue: dict[str, list[Judgement]] = defaultdict(list)
+    by_issue: dict[str, list[FilterCall]] = defaultdict(list)
     for judgement in judgements:
         by_issue[judgement.issue].append(judgement)
     rows = []

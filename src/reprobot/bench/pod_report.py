@@ -10,11 +10,11 @@ from typing import Any
 
 from reprobot.bench.executor import Timing
 from reprobot.bench.plots import plot_effort_table, plot_wpc_envelope
-from reprobot.bench.pod import Candidate, graded_ids, judge
+from reprobot.bench.pod import CandidateFix, graded_ids, judge
 from reprobot.bench.pod_metrics import (
     METRIC_NAMES,
+    FilterCall,
     IssueEffort,
-    Judgement,
     cluster_bootstrap,
     confusion,
     issue_effort,
@@ -43,7 +43,7 @@ class CandidateCall:
 @dataclass(frozen=True)
 class PodReport:
     calls: tuple[CandidateCall, ...]
-    judgements: tuple[Judgement, ...]
+    judgements: tuple[FilterCall, ...]
     metrics: dict[str, float]
     intervals: dict[str, tuple[float, float]]
     matrix: dict[str, float]
@@ -57,7 +57,7 @@ class PodReport:
 
 
 def build(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[CandidateFix],
     references: Mapping[str, Mapping[str, Any]],
     results: Mapping[str, Mapping[str, Any]],
     gold: bool,
@@ -99,7 +99,7 @@ def build(
             )
         )
     judgements = tuple(
-        Judgement(
+        FilterCall(
             cluster=f"{call.system}|{call.instance_id}",
             issue=call.instance_id,
             predicted=bool(call.called_correct),

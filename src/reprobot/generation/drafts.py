@@ -15,7 +15,7 @@ from enum import StrEnum
 from reprobot.validation.source.patch import Patch
 
 
-class Verdict(StrEnum):
+class DraftOutcome(StrEnum):
     """What a draft's run on R says about it."""
 
     REPRODUCES = "reproduces"  # fails, and for the issue's reason
@@ -46,7 +46,7 @@ class Draft:
 class Feedback:
     """The run of one draft on R, in words a drafter (or a model) can act on."""
 
-    verdict: Verdict
+    verdict: DraftOutcome
     summary: str
     failing_tests: tuple[str, ...] = ()
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from reprobot.generation.drafter.draft import DrafterOutput
-from reprobot.generation.drafts import Draft, Verdict
+from reprobot.generation.drafts import Draft, DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.failure_match import issue_reason, judge_run
 from reprobot.validation.results.junit import parse_junit
@@ -230,7 +230,7 @@ def test_drafts_fail_on_r_for_the_issues_reason(
     for report, out, d in drafted:
         test_run = TestRun(outcomes=outcomes, failures=failures)
         judgement = judge_run(test_run, d.test_files, issue_reason(report, out.wrong_values))
-        assert judgement.verdict is Verdict.REPRODUCES, (d.method, judgement)
+        assert judgement.verdict is DraftOutcome.REPRODUCES, (d.method, judgement)
 
 
 def test_a_code_block_and_a_value_stated_after_it_give_an_expected_draft(

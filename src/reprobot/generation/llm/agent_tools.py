@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from reprobot.generation.drafts import Draft, Feedback, RunDraft, Verdict
+from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
 from reprobot.generation.errors import DiffFormatError
 from reprobot.generation.formats.function_diff import check_python
 from reprobot.generation.formats.patch_text import patch_from_files
@@ -91,21 +91,23 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 _HINTS = {
-    Verdict.REPRODUCES: "They fail for the reason the issue describes: call submit.",
-    Verdict.PASSES: (
+    DraftOutcome.REPRODUCES: "They fail for the reason the issue describes: call submit.",
+    DraftOutcome.PASSES: (
         "The tests pass on the buggy code, so they do not show the bug. Make them assert the "
         "behaviour the issue expects."
     ),
-    Verdict.BROKEN: (
+    DraftOutcome.BROKEN: (
         "The tests fail because of themselves (syntax, imports, names, fixtures), not because "
         "of the bug. Fix them."
     ),
-    Verdict.UNRELATED: (
+    DraftOutcome.UNRELATED: (
         "The tests fail, but not in the way the issue describes. Check that they exercise the "
         "reported behaviour and assert what the issue expects."
     ),
-    Verdict.NOT_APPLIED: "The test files could not be added to the repository; check the paths.",
-    Verdict.ERROR: "The sandbox could not run the tests; simplify them or submit.",
+    DraftOutcome.NOT_APPLIED: (
+        "The test files could not be added to the repository; check the paths."
+    ),
+    DraftOutcome.ERROR: "The sandbox could not run the tests; simplify them or submit.",
 }
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import docker
 import structlog
 
-from reprobot.generation.drafts import Draft, Feedback, RunDraft, Verdict
-from reprobot.generation.pool.failure_match import IssueReason, Judgement, judge_run
+from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
+from reprobot.generation.pool.failure_match import IssueReason, RunJudgement, judge_run
 from reprobot.progress import SILENT, Progress, elapsed
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.oracles import STRENGTH, Oracle, oracle_of
@@ -36,7 +36,7 @@ class Candidate:
     """A draft with its run on R and what that run says about it."""
 
     draft: Draft
-    verdict: Verdict
+    verdict: DraftOutcome
     reason: str
     failing_tests: tuple[str, ...] = ()
     relevance: float = 0.0
@@ -52,7 +52,7 @@ class Candidate:
 
     @property
     def reproduces(self) -> bool:
-        return self.verdict is Verdict.REPRODUCES
+        return self.verdict is DraftOutcome.REPRODUCES
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,7 +69,7 @@ class Candidate:
         }
 
 
-def unrun(draft: Draft, verdict: Verdict, reason: str) -> Candidate:
+def unrun(draft: Draft, verdict: DraftOutcome, reason: str) -> Candidate:
     return Candidate(draft, verdict, reason)
 
 
@@ -118,7 +118,7 @@ class Validator:
         return run
 
     def _judge(self, draft: Draft, run: TestRun) -> Candidate:
-        judgement: Judgement = judge_run(run, draft.test_files, self.reason)
+        judgement: RunJudgement = judge_run(run, draft.test_files, self.reason)
         return Candidate(
             draft,
             judgement.verdict,
@@ -146,7 +146,7 @@ class Validator:
         for index, draft in enumerate(drafts):
             if not draft.patch.well_formed:
                 results[index] = unrun(
-                    draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff"
+                    draft, DraftOutcome.NOT_APPLIED, "the test patch is not a well-formed diff"
                 )
             elif _only_new_files(draft.patch) and not paths & set(draft.test_files):
                 batch.append(index)
@@ -165,10 +165,12 @@ class Validator:
 
     def validate_one(self, draft: Draft) -> Candidate:
         if not draft.patch.well_formed:
-            return unrun(draft, Verdict.NOT_APPLIED, "the test patch is not a well-formed diff")
+            return unrun(
+                draft, DraftOutcome.NOT_APPLIED, "the test patch is not a well-formed diff"
+            )
         if not self.budget.take():
             return unrun(
-                draft, Verdict.ERROR, "not run: the issue's budget of sandbox runs is spent"
+                draft, DraftOutcome.ERROR, "not run: the issue's budget of sandbox runs is spent"
             )
         return self._judge(draft, self._run([draft.patch], draft.test_files))
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reprobot.generation.drafts import Verdict
+from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.tracebacks import is_exception_name
 from reprobot.generation.repo.test_layout import words
@@ -176,8 +176,8 @@ def _squash(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Judgement:
-    verdict: Verdict
+class RunJudgement:
+    verdict: DraftOutcome
     reason: str
     failing_tests: tuple[str, ...]
     relevance: float
@@ -197,17 +197,17 @@ def _is_own(failure: Failure, test_files: Sequence[str]) -> bool:
 
 def judge_test(
     failure: Failure, reason: IssueReason, test_files: Sequence[str]
-) -> tuple[Verdict, str, float]:
+) -> tuple[DraftOutcome, str, float]:
     """The verdict on one failing test: reproduces (with a relevance), broken, or unrelated."""
     own = _is_own(failure, test_files)
     exc = failure.exc_type
     summary = f"{exc}: {failure.message}"[:200] if exc else failure.text.split("\n", 1)[0][:200]
     if _FIXTURE.search(failure.text):
-        return Verdict.BROKEN, f"a fixture the test asks for does not exist ({summary})", 0.0
+        return DraftOutcome.BROKEN, f"a fixture the test asks for does not exist ({summary})", 0.0
     self_inflicted = exc in _SELF_INFLICTED and (own or exc in ("SyntaxError", "IndentationError"))
     raised = {short_name(t) for t, _ in reason.other_raises} | {short_name(reason.exc_type or "")}
     if self_inflicted and exc not in raised:
-        return Verdict.BROKEN, f"the test's own code fails: {summary}", 0.0
+        return DraftOutcome.BROKEN, f"the test's own code fails: {summary}", 0.0
     frames = sum(1 for f in reason.frame_functions if f in failure.text)
     frame_share = frames / len(reason.frame_functions) if reason.frame_functions else 0.0
     if reason.exc_type:
@@ -216,12 +216,12 @@ def judge_test(
             share = message_share(reason.message, failure.message or failure.text)
             if share >= _MIN_MESSAGE_SHARE:
                 return (
-                    Verdict.REPRODUCES,
+                    DraftOutcome.REPRODUCES,
                     f"fails with the issue's {wanted}",
                     3.0 + 2.0 * share + frame_share,
                 )
             return (
-                Verdict.UNRELATED,
+                DraftOutcome.UNRELATED,
                 f"fails with {wanted} but another message: {failure.message[:160]!r}",
                 0.0,
             )
@@ -231,7 +231,7 @@ def judge_test(
             share = message_share(reason.message, cause)
             if share >= _MIN_MESSAGE_SHARE:
                 return (
-                    Verdict.REPRODUCES,
+                    DraftOutcome.REPRODUCES,
                     f"fails with the issue's {wanted}, raised again as {exc}",
                     2.8 + 2.0 * share + frame_share,
                 )
@@ -239,28 +239,28 @@ def judge_test(
             share = message_share(message, failure.message or failure.text)
             if exc == short_name(other) and share >= _MIN_MESSAGE_SHARE:
                 return (
-                    Verdict.REPRODUCES,
+                    DraftOutcome.REPRODUCES,
                     f"fails with {exc}, as another traceback of the issue shows",
                     2.9 + 2.0 * share + frame_share,
                 )
         if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
             return (
-                Verdict.REPRODUCES,
+                DraftOutcome.REPRODUCES,
                 f"its assertion reports the issue's {wanted}",
                 2.5 + frame_share,
             )
     squashed = _squash(failure.text)
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
-            return Verdict.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+            return DraftOutcome.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
         # Reprobot's own assertions say "expected X, got Y": X the issue's expected value, or Y
         # the wrong value it reports, however short.
         if any(_reports_value(failure.text, "got", v) for v in reason.wrong_values):
-            return Verdict.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+            return DraftOutcome.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
         if any(_reports_value(failure.text, "expected", v) for v in reason.expected_values):
             return (
-                Verdict.REPRODUCES,
+                DraftOutcome.REPRODUCES,
                 "fails because the value is not the one the issue expects",
                 3.0,
             )
@@ -268,7 +268,7 @@ def judge_test(
         overlap = len(words(failure.text) & reason.text_words)
         if overlap >= 2:
             return (
-                Verdict.REPRODUCES,
+                DraftOutcome.REPRODUCES,
                 "its assertion about what the issue describes fails",
                 1.0 + min(overlap, 10) / 10,
             )
@@ -277,21 +277,23 @@ def judge_test(
         if reason.exc_type
         else "the issue shows no such failure"
     )
-    return Verdict.UNRELATED, f"fails with {summary or 'an error'}, but {shown}", 0.0
+    return DraftOutcome.UNRELATED, f"fails with {summary or 'an error'}, but {shown}", 0.0
 
 
-def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> Judgement:
+def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> RunJudgement:
     """The verdict on a draft from its run on R: the tests of ``test_files`` are the draft's."""
     if not run.patches_applied:
-        return Judgement(Verdict.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, "")
+        return RunJudgement(
+            DraftOutcome.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, ""
+        )
     if run.error or not run.install_ok or run.limits_hit:
         what = run.error or (
             f"limits hit: {', '.join(sorted(run.limits_hit))}"
             if run.limits_hit
             else "install failed"
         )
-        return Judgement(
-            Verdict.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]
+        return RunJudgement(
+            DraftOutcome.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]
         )
     own = {
         test_id: outcome
@@ -299,26 +301,28 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> J
         if test_id.split("::", 1)[0] in test_files
     }
     if not own:
-        return Judgement(Verdict.BROKEN, "pytest collected no test from the draft", (), 0.0, "")
+        return RunJudgement(
+            DraftOutcome.BROKEN, "pytest collected no test from the draft", (), 0.0, ""
+        )
     failed = {t: o for t, o in own.items() if o in (Outcome.FAILED, Outcome.ERROR)}
     if not failed:
-        return Judgement(Verdict.PASSES, "every test of the draft passes on R", (), 0.0, "")
+        return RunJudgement(DraftOutcome.PASSES, "every test of the draft passes on R", (), 0.0, "")
     best: tuple[float, str, str] | None = None
     reproducing: list[str] = []
-    worst: tuple[Verdict, str, str] | None = None
+    worst: tuple[DraftOutcome, str, str] | None = None
     for test_id in sorted(failed):
         failure = parse_failure(run.failures.get(test_id, ""))
         verdict, why, relevance = judge_test(failure, reason, test_files)
-        if verdict is Verdict.REPRODUCES:
+        if verdict is DraftOutcome.REPRODUCES:
             reproducing.append(test_id)
             if best is None or relevance > best[0]:
                 best = (relevance, why, _excerpt(failure))
-        elif worst is None or verdict is Verdict.BROKEN:
+        elif worst is None or verdict is DraftOutcome.BROKEN:
             worst = (verdict, f"{test_id}: {why}", _excerpt(failure))
     if best is not None:
-        return Judgement(Verdict.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
+        return RunJudgement(DraftOutcome.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
     assert worst is not None
-    return Judgement(worst[0], worst[1], (), 0.0, worst[2])
+    return RunJudgement(worst[0], worst[1], (), 0.0, worst[2])
 
 
 def _excerpt(failure: Failure) -> str:

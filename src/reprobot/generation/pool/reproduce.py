@@ -17,7 +17,7 @@ import structlog
 
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
 from reprobot.generation.drafter.test_style import TestStyle, style_for
-from reprobot.generation.drafts import Draft, RunDraft, Verdict
+from reprobot.generation.drafts import Draft, DraftOutcome, RunDraft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Validator
@@ -226,14 +226,16 @@ def _confirm(
             log.info("reproduce.not_fixed", method=candidate.draft.method)
             tried[id(candidate)] = replace(
                 again,
-                verdict=Verdict.UNRELATED,
+                verdict=DraftOutcome.UNRELATED,
                 reason="fails on R for the issue's reason, but still fails with the fix",
             )
             continue
         log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
         tried[id(candidate)] = replace(
             again,
-            verdict=Verdict.UNRELATED if again.verdict is Verdict.REPRODUCES else again.verdict,
+            verdict=DraftOutcome.UNRELATED
+            if again.verdict is DraftOutcome.REPRODUCES
+            else again.verdict,
             reason=f"reproduced once but not when run alone: {again.reason}",
         )
     return None, tried
