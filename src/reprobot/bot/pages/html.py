@@ -77,12 +77,6 @@ def page_csp_header() -> str:
     return _assets().csp + "; frame-ancestors 'none'"
 
 
-def _highlighted(fragment: str) -> Markup:
-    # Only ever Pygments' escaped output, made by ``highlight.highlight_lines`` when the
-    # document was; documents are Reprobot's own records, never taken from a request.
-    return Markup(fragment)
-
-
 # A hunk's columns (``DiffHunk``): one letter per line for its kind and its mark.
 _SIGN = {"a": "+", "r": "-", "c": " "}
 _KIND_CLASS = {"a": "added", "r": "removed", "c": "context"}
@@ -108,7 +102,9 @@ def _diff_rows(file: DiffFile, marks: bool) -> Markup:
             hunk.kinds, hunk.marks, hunk.old, hunk.new, hunk.text, hunk.html, strict=True
         ):
             mark = _MARK_CELL[mark_code] if marks else ""
-            # ``html`` is Pygments' escaped output (see ``_highlighted``); ``text`` is escaped.
+            # ``html`` is only ever Pygments' escaped output, made by ``highlight_lines`` when the
+            # document was (documents are Reprobot's own records, never taken from a request);
+            # ``text`` is escaped here.
             source = html if html else escape(text)
             rows.append(
                 f'<tr class="{_KIND_CLASS[code]}"><td class="no">{"" if old is None else old}'
@@ -127,7 +123,6 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["highlighted"] = _highlighted
     env.filters["diff_rows"] = _diff_rows
     return env
 
