@@ -176,6 +176,10 @@ def test_the_host_deadline_stops_what_the_runner_cannot(
     assert limits.timeout_s - 1 <= result.elapsed_s < 1.5 * limits.timeout_s
     assert run.error is not None
     assert "the run passed its deadline" in run.error
+    # What the host kept of the dead run names the step it was in: the re-install.
+    assert "reprobot-runner:" in run.log_excerpt
+    last = [ln for ln in run.log_excerpt.splitlines() if ln.startswith("reprobot-runner:")][-1]
+    assert "pip install" in last, run.log_excerpt
 
 
 # The runner and init run as root, the tests as the sandbox user with no capability: the tests

@@ -87,6 +87,16 @@ def _become_sandbox_user() -> None:
     os.setsid()
 
 
+_STARTED = time.monotonic()
+
+
+def stage(what: str) -> None:
+    """Say on standard error where the run is: what the host shows of a run that dies before it
+    reports (its deadline, a crash), so that such a run names the step it was stuck in."""
+    sys.stderr.write("reprobot-runner: %.1f s: %s\n" % (time.monotonic() - _STARTED, what))
+    sys.stderr.flush()
+
+
 def as_sandbox_user(
     argv: list[str],
     env: dict[str, str],
@@ -103,6 +113,7 @@ def as_sandbox_user(
     The exit code is the child's, 128 + N when a signal N killed it, -9 at this runner's timeout
     and 127 when it could not be started."""
     out: Any = open(log_path, "ab") if log_path else subprocess.PIPE  # noqa: SIM115
+    stage("%s (at most %d s)" % (" ".join([os.path.basename(argv[0])] + argv[1:4])[:120], timeout))
     try:
         # No thread of this process runs while it forks (a report channel starts its reader in
         # ``started``), so the child's preexec_fn cannot meet a lock held by another thread.
@@ -115,10 +126,12 @@ def as_sandbox_user(
             try:
                 output, _ = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
+                stage("stopped at its time limit")
                 proc.kill()
                 output, _ = proc.communicate()
                 return -9, output or b""
             code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+            stage("exit %d" % code)
             return code, output or b""
     except (OSError, subprocess.SubprocessError) as exc:
         return 127, str(exc).encode()
@@ -583,6 +596,7 @@ def main() -> None:
     status["finished"] = time.time()
     trim_log(os.path.join(PRIVATE, "pytest.log"))
     trim_log(os.path.join(PRIVATE, "install.log"))
+    stage("writing the result")
     emit(status, report["junit"] if report else None, extra)
 
 
@@ -607,6 +621,7 @@ def run_pytest(
             channel.close_ours()
         # Nothing the tests started may still hold the channel when it is read to its end.
         kill_sandbox_user()
+        stage("reading the report channel")
         data, foreign = channel.read()
         report = parse_report(data)
         if channel.overflow:
