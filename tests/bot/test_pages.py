@@ -97,6 +97,8 @@ def test_untrusted_text_is_made_printable_valid_and_bounded() -> None:
     assert clean("a\x1b[31mb\x1b[0m\x07c", 100) == "abc"
     assert clean("x\ud800y", 100) == "x?y"
     assert len(clean("z" * 10_000, 100)) < 200
+    # A traceback keeps its end, where it says what went wrong.
+    assert clean("frame\n" * 5_000 + "E   ValueError: boom", 100, keep="tail").endswith("boom")
 
 
 def test_the_verdict_page_says_what_the_comment_says_and_marks_the_lines() -> None:

@@ -34,10 +34,11 @@ MAX_PACKAGES = 1_000
 Role = Literal["reproducing", "guard"]
 
 
-def clean(text: str, limit: int) -> str:
-    """``text`` as a page may show it: printable, valid UTF-8, at most ``limit`` characters."""
+def clean(text: str, limit: int, keep: str = "head") -> str:
+    """``text`` as a page may show it: printable, valid UTF-8, at most ``limit`` characters (the
+    last ones with ``keep="tail"``: where a traceback or a log says what went wrong)."""
     safe = printable(text).encode("utf-8", "replace").decode("utf-8")
-    return trim(safe, limit, keep="head")
+    return trim(safe, limit, keep=keep)
 
 
 class _Frozen(BaseModel):
@@ -175,7 +176,7 @@ Page = Annotated[VerdictPage | ReproductionPage | PullPage, Field(discriminator=
 
 def _failure(run: TestRun, test_id: str) -> str:
     text = run.failures.get(test_id, "")
-    return clean(text, FAILURE_LIMIT) if text else ""
+    return clean(text, FAILURE_LIMIT, keep="tail") if text else ""
 
 
 def _oracle_words(oracle: Oracle | None) -> tuple[str, str]:
@@ -190,13 +191,13 @@ def run_side(side: Literal["base", "head"], run: TestRun, sha: str = "") -> RunS
         sha=sha,
         duration_s=round(run.duration_s, 3),
         pytest_exit=run.pytest_exit,
-        error=clean(run.error, FAILURE_LIMIT) if run.error else None,
+        error=clean(run.error, FAILURE_LIMIT, keep="tail") if run.error else None,
         limits_hit=tuple(sorted(run.limits_hit)),
         patches=tuple(
             clean(f"{p.name}: " + (f"applied ({p.method})" if p.applied else "did not apply"), 500)
             for p in run.patches
         ),
-        log=clean(run.log_excerpt, LOG_LIMIT),
+        log=clean(run.log_excerpt, LOG_LIMIT, keep="tail"),
     )
 
 
@@ -323,7 +324,9 @@ def reproduction_page(
         method=clean(chosen.draft.method, 200) if chosen else "",
         test_command=clean(test_command, 2_000),
         tests=tests,
-        failure=clean(chosen.detail or chosen.excerpt, FAILURE_LIMIT) if chosen else "",
+        failure=clean(chosen.detail or chosen.excerpt, FAILURE_LIMIT, keep="tail")
+        if chosen
+        else "",
         tests_diff=tests_diff,
         tests_files=diff_files(tests_diff) if tests_diff else (),
         tried=tuple(
