@@ -63,6 +63,10 @@ class Settings(BaseSettings):
 
     # Drafting: how many sandbox runs one issue may spend validating candidates.
     draft_max_runs: int = 12
+    # The deadline of one drafting run: a drafted test runs one issue's example, which takes
+    # seconds, and one that hangs (a call the issue says never returns) must not hold drafting
+    # for the whole run deadline. Runs of tests already chosen keep RUN_TIMEOUT_S.
+    draft_run_timeout_s: float = Field(default=120.0, gt=0)
 
     # The benchmark: where public datasets named ``hub:OWNER/NAME`` are found.
     hub_url: str = "https://huggingface.co"

@@ -14,7 +14,7 @@ from reprobot.generation.pool.failure_match import (
     message_share,
     parse_failure,
 )
-from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
 
 DRAFT = "tests/test_parse_negative.py"
 TEST_ID = f"{DRAFT}::test_parse_negative"
@@ -472,8 +472,23 @@ def test_run_collection_error_of_the_draft_module() -> None:
 
 
 def test_run_patch_not_applied() -> None:
-    result = judge_run(TestRun({}, patches_applied=False), [DRAFT], RAISING)
+    refused = (PatchResult("draft.diff", applied=False),)
+    result = judge_run(TestRun({}, patches_applied=False, patches=refused), [DRAFT], RAISING)
     assert result.verdict is DraftOutcome.NOT_APPLIED
+
+
+def test_a_run_that_died_before_reporting_is_an_error_not_a_patch_that_did_not_apply() -> None:
+    # Stopped at its deadline: the sandbox said nothing of its patches.
+    dead = TestRun(
+        {},
+        patches_applied=False,
+        install_ok=False,
+        limits_hit=frozenset({"timeout"}),
+        error="the run passed its deadline (120 s) and was stopped",
+    )
+    result = judge_run(dead, [DRAFT], RAISING)
+    assert result.verdict is DraftOutcome.ERROR
+    assert "deadline" in result.reason
 
 
 def test_run_limits_hit_install_failure_and_sandbox_error() -> None:

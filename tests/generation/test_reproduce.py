@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -14,7 +16,7 @@ import pytest
 from reprobot.cli.main import main
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.file import read_issue
-from reprobot.generation.pool.reproduce import reproduce
+from reprobot.generation.pool.reproduce import drafting_limits, reproduce
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
@@ -221,3 +223,43 @@ def _spec_file(tmp_path: Path, env: EnvImage) -> Path:
 def _as_github_json(text: str) -> dict[str, str]:
     title, _, body = text.partition("\n")
     return {"title": title, "body": body}
+
+
+# The issue's call hangs on R: its drafted test runs into the drafting deadline, not the run's.
+HANGS = """tiny.spin never returns
+
+```python
+from tiny.spin import spin
+spin(3)
+```
+
+```
+Traceback (most recent call last):
+  File "app.py", line 2, in <module>
+ValueError: spin count must be even
+```
+"""
+
+
+def test_a_drafting_run_has_a_short_deadline_of_its_own(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+    settings: Settings,
+) -> None:
+    snapshot = tiny_snapshot({"tiny/spin.py": "def spin(n):\n    while True:\n        pass\n"})
+    quick = settings.model_copy(update={"draft_run_timeout_s": 8.0, "run_timeout_s": 300.0})
+    assert drafting_limits(quick).timeout_s == 8.0
+    assert drafting_limits(settings.model_copy(update={"run_timeout_s": 5.0})).timeout_s == 5.0
+    started = time.monotonic()
+    result = reproduce(read_issue(HANGS), snapshot, tiny_env, quick, client=docker_client)
+    assert not result.reproduced
+    assert result.candidates
+    assert {c.verdict for c in result.candidates} == {DraftOutcome.ERROR}, [
+        (c.verdict, c.reason, c.draft.patch.diff[:300]) for c in result.candidates
+    ]
+    assert all("deadline" in c.reason for c in result.candidates), [
+        c.reason for c in result.candidates
+    ]
+    # Each candidate gave up at the drafting deadline, far from the run's 300 s.
+    assert time.monotonic() - started < 120

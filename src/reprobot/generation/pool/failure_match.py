@@ -282,15 +282,19 @@ def judge_test(
 
 def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> RunJudgement:
     """The verdict on a draft from its run on R: the tests of ``test_files`` are the draft's."""
-    if not run.patches_applied:
+    # Only the sandbox's own word says a patch did not apply: a run that died before it
+    # reported (its deadline, a crash) said nothing of its patches, and is an error.
+    if any(not p.applied for p in run.patches):
         return RunJudgement(
             DraftOutcome.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, ""
         )
-    if run.error or not run.install_ok or run.limits_hit:
+    if run.error or not run.install_ok or run.limits_hit or not run.patches_applied:
         what = run.error or (
             f"limits hit: {', '.join(sorted(run.limits_hit))}"
             if run.limits_hit
             else "install failed"
+            if not run.install_ok
+            else "the sandbox did not say whether the test patch applied"
         )
         return RunJudgement(
             DraftOutcome.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]

@@ -93,6 +93,12 @@ class Reproduction:
         }
 
 
+def drafting_limits(settings: Settings) -> RunLimits:
+    """The limits of a drafting run: the run limits, with the shorter drafting deadline."""
+    limits = RunLimits.from_settings(settings)
+    return replace(limits, timeout_s=min(limits.timeout_s, settings.draft_run_timeout_s))
+
+
 def reproduce(
     issue: IssueReport,
     snapshot: RepoSnapshot,
@@ -137,7 +143,7 @@ def _reproduce(
     reason = issue_reason(issue, drafted.wrong_values)
     budget = SandboxBudget(max(1, settings.draft_max_runs - 1))
     validator = Validator(
-        client, environment, snapshot, reason, RunLimits.from_settings(settings), budget, progress
+        client, environment, snapshot, reason, drafting_limits(settings), budget, progress
     )
     drafts = list(drafted.drafts)
     rejected = list(drafted.skipped)
