@@ -37,12 +37,13 @@ from reprobot.bench.dataset import (
 )
 from reprobot.bench.executor import write_run_log
 from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
+from reprobot.errors import ReprobotError
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.env.base_image import image_exists
 from reprobot.validation.env.env_image import EnvImage, ensure_environment, environment_tag
 from reprobot.validation.env.envspec import EnvSpec
-from reprobot.validation.errors import ImageBuildError, ReprobotError
+from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits

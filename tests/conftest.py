@@ -146,6 +146,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 _NEEDS = {
     "docker": {"docker_client"},
     "servers": {"postgres_server", "redis_server"},
+    "github": {"app_key"},
 }
 # Parametrised back-ends that start their servers inside the fixture (tests/bot/conftest.py).
 _SERVER_PARAMS = {"postgresql", "scale-out"}

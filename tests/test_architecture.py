@@ -4,6 +4,7 @@ layout table name every package of the tree."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "reprobot"
 # What each layer may import of Reprobot, besides the shared modules at the package's top
-# (settings, logs, progress, console) and itself.
+# (settings, logs, progress, console, errors) and itself.
 ALLOWED = {
     "validation": set(),
     "generation": {"validation"},
@@ -20,7 +21,7 @@ ALLOWED = {
     "bench": {"generation", "validation"},
     "cli": {"bot", "bench", "generation", "validation"},
 }
-SHARED = {"settings", "logs", "progress", "console", "__init__", "__version__"}
+SHARED = {"settings", "logs", "progress", "console", "errors", "__init__", "__version__"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -50,6 +51,48 @@ def test_imports_point_down_the_layers(layer: str) -> None:
             if target not in ALLOWED[layer]:
                 wrong.append(f"{path.relative_to(ROOT)} imports {module}")
     assert not wrong, "\n".join(wrong)
+
+
+def _imports_from_other_layers(layer: str) -> list[tuple[Path, str, list[str]]]:
+    """(file, module, names) of every ``from reprobot.<other layer>... import`` in ``layer``."""
+    found = []
+    for path in sorted((SRC / layer).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                target = layer_of(node.module)
+                if node.module.startswith("reprobot.") and target in ALLOWED and target != layer:
+                    found.append((path, node.module, [a.name for a in node.names]))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    target = layer_of(alias.name)
+                    external = target in ALLOWED and target != layer
+                    if alias.name.startswith("reprobot.") and external:
+                        found.append((path, alias.name, []))
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_imports_across_layers_go_through_the_public_face(layer: str) -> None:
+    """Another layer is imported as ``from reprobot.<layer> import name``, and the name is one its
+    ``__init__`` exports (``__all__``): what a layer offers the others is in one place."""
+    wrong = []
+    for path, module, names in _imports_from_other_layers(layer):
+        where = path.relative_to(ROOT)
+        if module.count(".") != 1 or not names:
+            wrong.append(f"{where} reaches into {module}")
+            continue
+        exported = importlib.import_module(module).__dict__.get("__all__", [])
+        wrong += [
+            f"{where} imports {module}.{n}, not in its __all__" for n in names if n not in exported
+        ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_public_face_exports_what_it_names() -> None:
+    for layer in ALLOWED:
+        module = importlib.import_module(f"reprobot.{layer}")
+        missing = [n for n in getattr(module, "__all__", []) if not hasattr(module, n)]
+        assert not missing, (layer, missing)
 
 
 def test_shared_modules_import_no_layer() -> None:
@@ -82,3 +125,23 @@ def test_the_readme_layout_names_every_layer_and_the_architecture_document() -> 
         assert f"`src/reprobot/{layer}/`" in text, layer
     assert "](docs/ARCHITECTURE.md)" in text
     assert "../shared" not in text
+
+
+def test_a_test_module_named_after_a_module_mirrors_its_place() -> None:
+    """``tests/<package>/test_<module>.py`` beside the code it tests: a test file named after a
+    module sits in the folder mirroring that module's package (one of them, when two packages
+    have a module of that name). Tests named for a behaviour may sit at any level."""
+    homes: dict[str, set[Path]] = {}
+    for path in SRC.rglob("*.py"):
+        if path.name != "__init__.py" and "migrations" not in path.parts:
+            homes.setdefault(path.stem, set()).add(path.parent.relative_to(SRC))
+    tests = ROOT / "tests"
+    misplaced = []
+    for path in sorted(tests.rglob("test_*.py")):
+        where = path.parent.relative_to(tests)
+        if where.parts[:1] in (("support",), ("github_server",)):
+            continue
+        named = homes.get(path.stem.removeprefix("test_"))
+        if named and where not in named:
+            misplaced.append(f"{path.relative_to(ROOT)} belongs in tests/{sorted(named)[0]}/")
+    assert not misplaced, "\n".join(misplaced)

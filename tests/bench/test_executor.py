@@ -24,7 +24,8 @@ from reprobot.bench.executor import (
     safe_key,
     write_run_log,
 )
-from reprobot.validation.errors import ReprobotError, SnapshotError
+from reprobot.errors import ReprobotError
+from reprobot.validation.errors import SnapshotError
 from reprobot.validation.results.testrun import Outcome, PatchResult, TestRun
 
 

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from reprobot.bench.pod_command import run_pod
-from reprobot.bench.swt_command import run_swt
+from reprobot.bench.pod.command import run_pod
+from reprobot.bench.swt.command import run_swt
 
 
 def register(sub: Any) -> None:

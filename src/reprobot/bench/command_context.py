@@ -21,8 +21,7 @@ from reprobot.bench.executor import Store, default_workers
 from reprobot.bench.hub import download, parse_ref
 from reprobot.console import console
 from reprobot.settings import Settings
-from reprobot.validation.sandbox.container import connect
-from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation import RunLimits, connect
 
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
 EVALUATION_VERSION = "2"

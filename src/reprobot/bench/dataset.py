@@ -33,12 +33,16 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from reprobot.bench.harness_table import harness_table, is_harness_document
-from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, EnvSpec, PythonCompat
-from reprobot.validation.env.test_commands import runner_family
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.source.patch import Patch
-from reprobot.validation.source.patch import patched_sources as validation_patched_sources
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.errors import ReprobotError
+from reprobot.validation import (
+    SUPPORTED_PYTHONS,
+    EnvSpec,
+    Patch,
+    PythonCompat,
+    RepoSnapshot,
+    runner_family,
+)
+from reprobot.validation import patched_sources as validation_patched_sources
 
 SpecTable = dict[str, dict[str, dict[str, Any]]]
 

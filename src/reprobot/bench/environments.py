@@ -9,9 +9,7 @@ import docker
 
 from reprobot.bench.dataset import DatasetError, Instance, SpecTable, env_spec_for
 from reprobot.settings import Settings
-from reprobot.validation.env.env_image import EnvImage, ensure_environment
-from reprobot.validation.source.partial_clone import absent_files
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import EnvImage, RepoSnapshot, absent_files, ensure_environment
 
 
 @dataclass(frozen=True)

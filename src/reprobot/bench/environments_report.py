@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reprobot.validation.env.image_cache import CachedImage, created_epoch, unique_bytes
+from reprobot.validation import CachedImage, created_epoch, unique_bytes
 
 _MB = 1024**2
 

@@ -24,9 +24,9 @@ import structlog
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from reprobot.errors import ReprobotError
 from reprobot.progress import elapsed
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.results.testrun import TestRun
+from reprobot.validation import TestRun
 
 log = structlog.get_logger(__name__)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from reprobot.validation.env.env_image import conda_names
+from reprobot.validation import conda_names
 
 # Keys only the harness's records carry; a document whose records have them is a harness table.
 _HARNESS_KEYS = frozenset({"packages", "requirements_paths", "environment_yml_paths"})

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reprobot.bench.dataset import DatasetError, Instance
+from reprobot.validation import Patch, test_modules
 
 GOLD = "gold"
 REPROBOT = "reprobot"
@@ -48,3 +49,9 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
 def gold_predictions(instances: Iterable[Instance]) -> dict[str, Prediction]:
     """Each instance's golden test patch as its prediction."""
     return {i.instance_id: Prediction(i.instance_id, GOLD, i.test_patch) for i in instances}
+
+
+def prediction_files(patch: Patch) -> list[str]:
+    """The test modules a predicted test patch touches (its Python files when none looks like a
+    test module, so that a reproduction script placed elsewhere still runs)."""
+    return test_modules(patch) or [f for f in patch.files if f.endswith(".py")]

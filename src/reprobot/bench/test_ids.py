@@ -13,8 +13,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from reprobot.validation.results.testrun import Outcome
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE, Outcome
 
 _BARE_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<param>\[.*\])?$")
 _NODE_ID = re.compile(r"^(?P<path>[^\s:\[\]]+\.py)::(?P<rest>\S.*)$")

@@ -19,9 +19,7 @@ import structlog
 from reprobot import __version__
 from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
-from reprobot.validation.env.base_image import ensure_base_image
-from reprobot.validation.env.pipconf import host_index_settings
-from reprobot.validation.errors import ImageBuildError
+from reprobot.validation import ImageBuildError, ensure_base_image, host_index_settings
 
 log = structlog.get_logger(__name__)
 

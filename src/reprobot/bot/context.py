@@ -17,7 +17,7 @@ from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.pages import Pages
 from reprobot.bot.store.records import Records
 from reprobot.settings import Settings
-from reprobot.validation.sandbox.container import connect
+from reprobot.validation import connect
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reprobot.validation.errors import ReprobotError
+from reprobot.errors import ReprobotError
 
 
 class BotError(ReprobotError):

@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from reprobot.bot.app_image import DEFAULT_TAG, build_app_image
-from reprobot.bot.github.registration import (
+from reprobot.bot import (
+    DEFAULT_TAG,
+    build_app_image,
     build_manifest,
     convert,
     manifest_page,
@@ -16,7 +17,7 @@ from reprobot.bot.github.registration import (
 )
 from reprobot.console import progress_for
 from reprobot.settings import Settings
-from reprobot.validation.sandbox.container import connect
+from reprobot.validation import connect
 
 
 def register(sub: Any) -> None:

@@ -11,8 +11,7 @@ from rich.table import Table
 
 from reprobot.console import console
 from reprobot.settings import Settings
-from reprobot.validation.env.image_cache import cached_images, prune, unique_bytes
-from reprobot.validation.sandbox.container import connect
+from reprobot.validation import cached_images, connect, prune, unique_bytes
 
 _GB = 1024**3
 _MB = 1024**2

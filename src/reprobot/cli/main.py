@@ -7,15 +7,15 @@ import sys
 from collections.abc import Sequence
 
 from reprobot import __version__
-from reprobot.bench import cli as bench_cli
+from reprobot.bench import register as register_bench
 from reprobot.cli import app as cli_app
 from reprobot.cli import reproduce as cli_reproduce
 from reprobot.cli import sandbox as cli_sandbox
 from reprobot.cli import serve as cli_serve
 from reprobot.cli import verify as cli_verify
+from reprobot.errors import ReprobotError
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
-from reprobot.validation.errors import ReprobotError
 
 EXIT_ERROR = 2
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_reproduce.register(sub)
     cli_serve.register(sub)
     cli_app.register(sub)
-    bench_cli.register(sub)
+    register_bench(sub)
     return parser
 
 

@@ -12,19 +12,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bot.pages.documents import environment_view, reproduction_page
-from reprobot.bot.pages.html import render_page, write_page
+from reprobot.bot import environment_view, render_page, reproduction_page, write_page
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
 from reprobot.console import console, progress_for, untrusted
-from reprobot.generation.issue.file import read_issue
-from reprobot.generation.llm.setup import bind_llm_drafter
-from reprobot.generation.pool.reproduce import Reproduction, reproduce
+from reprobot.errors import ReprobotError
+from reprobot.generation import Reproduction, bind_llm_drafter, read_issue, reproduce
 from reprobot.settings import Settings
-from reprobot.validation.env.env_image import ensure_environment
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.sandbox.container import connect
-from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.source.workspace import clone_url, is_url
+from reprobot.validation import RepoSnapshot, clone_url, connect, ensure_environment, is_url
 
 EXIT_NOT_REPRODUCED = 1
 

@@ -12,18 +12,24 @@ from rich.table import Table
 
 from reprobot.cli import env_cache
 from reprobot.console import console, progress_for, untrusted
+from reprobot.errors import ReprobotError
 from reprobot.settings import Settings
-from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
-from reprobot.validation.env.env_image import EnvImage, ensure_environment
-from reprobot.validation.env.envdetect import detect_env_spec
-from reprobot.validation.env.envspec import EnvSpec
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.results.testrun import Outcome, TestRun
-from reprobot.validation.sandbox.container import connect, reap
-from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
-from reprobot.validation.source.patch import Patch
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import (
+    DEBIAN_SUITES,
+    EnvImage,
+    EnvSpec,
+    Outcome,
+    Patch,
+    RepoSnapshot,
+    RunLimits,
+    TestRun,
+    connect,
+    detect_env_spec,
+    ensure_base_image,
+    ensure_environment,
+    reap,
+    run_tests,
+)
 
 _STYLE = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
 

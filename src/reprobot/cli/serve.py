@@ -12,9 +12,7 @@ import structlog
 import uvicorn
 from prometheus_client import start_http_server
 
-from reprobot.bot.context import AppContext, build_context
-from reprobot.bot.jobs.worker import JobRunner, Reaper
-from reprobot.bot.webhooks.app import create_app
+from reprobot.bot import AppContext, JobRunner, Reaper, build_context, create_app
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 

@@ -7,19 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reprobot.bot.pages.documents import environment_view, verdict_page
-from reprobot.bot.pages.html import render_page, write_page
-from reprobot.bot.render.verdict import render_verdict
+from reprobot.bot import environment_view, render_page, render_verdict, verdict_page, write_page
 from reprobot.cli.sandbox import add_env_arguments, resolve_spec
 from reprobot.console import progress_for
+from reprobot.errors import ReprobotError
 from reprobot.settings import Settings
-from reprobot.validation.env.env_image import ensure_environment
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.sandbox.container import connect
-from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.source.patch import Patch
-from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.verify import verify
+from reprobot.validation import Patch, RepoSnapshot, RunLimits, connect, ensure_environment, verify
 
 
 def register(sub: Any) -> None:

@@ -1,2 +1,20 @@
 """Drafting reproducing tests: reading the issue, the no-LLM drafter, edit formats, the LLM
-methods, and the pool that runs, matches and selects candidates (``pool.reproduce``)."""
+methods, and the pool that runs, matches and selects candidates (``pool.reproduce``).
+
+What the layers above use of it is exported here, and they import it from here only."""
+
+from __future__ import annotations
+
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.llm.setup import bind_llm_drafter
+from reprobot.generation.pool.reproduce import LLMDrafter, Reproduction, reproduce
+
+__all__ = [
+    "LLMDrafter",
+    "Reproduction",
+    "bind_llm_drafter",
+    "parse_issue",
+    "read_issue",
+    "reproduce",
+]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from reprobot.validation.source.patch import Patch
+from reprobot.validation import Patch
 
 
 class DraftOutcome(StrEnum):

@@ -1,4 +1,120 @@
 """Sandboxed test runs: snapshots, environments, containers, outcomes, coverage and verdicts.
 
-This layer imports neither ``reprobot.generation`` nor ``reprobot.bot``.
+This layer imports neither ``reprobot.generation`` nor ``reprobot.bot``. What the layers above use
+of it is exported here, and they import it from here only (``tests/test_architecture.py``); its
+subpackages are ``source`` (the code under test), ``env`` (environments), ``sandbox`` (the
+container runs) and ``results`` (outcomes, coverage, oracles, grading).
 """
+
+from __future__ import annotations
+
+from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
+from reprobot.validation.env.env_image import EnvImage, conda_names, ensure_environment
+from reprobot.validation.env.envdetect import detect_env_spec
+from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, DebianPackage, EnvSpec, PythonCompat
+from reprobot.validation.env.image_cache import (
+    CachedImage,
+    cached_images,
+    created_epoch,
+    prune,
+    unique_bytes,
+)
+from reprobot.validation.env.pipconf import host_index_settings
+from reprobot.validation.env.test_commands import Runner, runner_family, runner_of
+from reprobot.validation.errors import DockerUnavailableError, ImageBuildError, SnapshotError
+from reprobot.validation.results.oracles import STRENGTH, Oracle, OracleKind, oracle_of
+from reprobot.validation.results.ruling import GuardOutcomes, rule
+from reprobot.validation.results.success import F2F, F2P, P2F, P2P, Reading, categorise, succeeds
+from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
+from reprobot.validation.results.verdict import (
+    ChangeCoverage,
+    FileChangeCoverage,
+    Transition,
+    change_coverage,
+    changed_lines,
+    executable_lines,
+    transitions,
+)
+from reprobot.validation.sandbox.container import connect, reap
+from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.source.companion_tests import companion_test_modules
+from reprobot.validation.source.partial_clone import absent_files
+from reprobot.validation.source.patch import (
+    Patch,
+    applies_to,
+    diff_between,
+    patched_sources,
+    test_modules,
+)
+from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.source.workspace import clone_url, is_url
+from reprobot.validation.verify import Verdict, read_oracles, verify
+
+__all__ = [
+    "DEBIAN_SUITES",
+    "F2F",
+    "F2P",
+    "P2F",
+    "P2P",
+    "STRENGTH",
+    "SUPPORTED_PYTHONS",
+    "UNPARSABLE",
+    "UNREADABLE",
+    "CachedImage",
+    "ChangeCoverage",
+    "DebianPackage",
+    "DockerUnavailableError",
+    "EnvImage",
+    "EnvSpec",
+    "FileChangeCoverage",
+    "FileCoverage",
+    "GuardOutcomes",
+    "ImageBuildError",
+    "Oracle",
+    "OracleKind",
+    "Outcome",
+    "Patch",
+    "PythonCompat",
+    "Reading",
+    "RepoSnapshot",
+    "RunLimits",
+    "Runner",
+    "SnapshotError",
+    "TestRun",
+    "Transition",
+    "Verdict",
+    "absent_files",
+    "applies_to",
+    "cached_images",
+    "categorise",
+    "change_coverage",
+    "changed_lines",
+    "clone_url",
+    "companion_test_modules",
+    "conda_names",
+    "connect",
+    "created_epoch",
+    "detect_env_spec",
+    "diff_between",
+    "ensure_base_image",
+    "ensure_environment",
+    "executable_lines",
+    "host_index_settings",
+    "is_url",
+    "oracle_of",
+    "patched_sources",
+    "prune",
+    "read_oracles",
+    "reap",
+    "rule",
+    "run_tests",
+    "runner_family",
+    "runner_of",
+    "succeeds",
+    "test_modules",
+    "transitions",
+    "unique_bytes",
+    "verify",
+]

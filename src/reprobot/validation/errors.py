@@ -1,12 +1,19 @@
-"""The small error tree of the validation layer; every error carries the context to act on it."""
+"""The small error tree of the validation layer, under ``reprobot.errors.ReprobotError``; every
+error carries the context to act on it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from reprobot.errors import ReprobotError
 
-class ReprobotError(Exception):
-    """Base of every error Reprobot raises on purpose."""
+__all__ = [
+    "DockerUnavailableError",
+    "ImageBuildError",
+    "ReprobotError",
+    "SandboxError",
+    "SnapshotError",
+]
 
 
 class DockerUnavailableError(ReprobotError):

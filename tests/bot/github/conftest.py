@@ -22,17 +22,16 @@ from tests.bot.github.scenario import (
     INSTALLATION,
     REPO,
     make_app,
+    shared_app_key,
     start_server,
 )
-from tests.support.github_server import GitHubServer, make_app_key, make_bare_repo
+from tests.support.github_server import GitHubServer, make_bare_repo
 from tests.support.widgets import Sources, make_sources
 
 
-# githubkit caches App JWTs process-wide by App id: the modules of this folder share one id, so
-# they share its key too.
-@pytest.fixture(scope="package")
+@pytest.fixture
 def app_key() -> tuple[str, bytes]:
-    return make_app_key()
+    return shared_app_key()
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -12,10 +13,19 @@ from reprobot.bot.github.auth import (
 )
 from reprobot.bot.github.limits import MutationThrottler, RetryPolicy
 from reprobot.settings import Settings
-from tests.support.github_server import Call, GitHubServer
+from tests.support.github_server import Call, GitHubServer, make_app_key
 
 # githubkit caches App JWTs process-wide by App id: an id of this folder's own, for its key.
 APP_ID = 5302
+
+
+@functools.cache
+def shared_app_key() -> tuple[str, bytes]:
+    """The key of ``APP_ID``: githubkit caches App JWTs process-wide by App id, so every test
+    of this App id, in whichever folder, signs with one key."""
+    return make_app_key()
+
+
 INSTALLATION = 41
 OTHER_INSTALLATION = 42
 REPO = "octo-org/widgets"

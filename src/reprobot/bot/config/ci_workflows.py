@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from reprobot.validation.env.envspec import SUPPORTED_PYTHONS
+from reprobot.validation import SUPPORTED_PYTHONS
 
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 

@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, 
 
 from reprobot.bot.config.ci_workflows import WorkflowHints, load_yaml
 from reprobot.bot.render.markdown import inline_code, trim
-from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, DebianPackage, EnvSpec
-from reprobot.validation.env.test_commands import runner_family
+from reprobot.validation import SUPPORTED_PYTHONS, DebianPackage, EnvSpec, runner_family
 
 CONFIG_PATH = ".github/reprobot.yml"
 CONFIG_IGNORED = (

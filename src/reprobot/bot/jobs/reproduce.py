@@ -20,7 +20,7 @@ from reprobot.bot.render.reproduction import (
 )
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
-from reprobot.generation.pool.reproduce import Reproduction
+from reprobot.generation import Reproduction
 
 if TYPE_CHECKING:
     from reprobot.bot.context import AppContext

@@ -18,15 +18,16 @@ from reprobot.bot.github.auth import InstallationAuth
 from reprobot.bot.github.repo_api import IssueInfo, RepoAPI, RepoInfo
 from reprobot.bot.metrics import MetricsProgress
 from reprobot.bot.store.jobs import Job
-from reprobot.generation.issue.report import parse_issue
-from reprobot.generation.llm.setup import bind_llm_drafter
-from reprobot.generation.pool.reproduce import Reproduction, reproduce
+from reprobot.generation import Reproduction, bind_llm_drafter, parse_issue, reproduce
 from reprobot.progress import Progress
-from reprobot.validation.env.env_image import EnvImage, ensure_environment
-from reprobot.validation.env.envdetect import detect_env_spec
-from reprobot.validation.env.envspec import EnvSpec
-from reprobot.validation.source.patch import Patch
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import (
+    EnvImage,
+    EnvSpec,
+    Patch,
+    RepoSnapshot,
+    detect_env_spec,
+    ensure_environment,
+)
 
 log = structlog.get_logger(__name__)
 

@@ -31,13 +31,18 @@ from reprobot.bot.render.pull import (
 )
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
+from reprobot.errors import ReprobotError
 from reprobot.progress import Progress
-from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.errors import ReprobotError, SnapshotError
-from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.source.patch import Patch, diff_between, test_modules
-from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.verify import verify
+from reprobot.validation import (
+    EnvImage,
+    Patch,
+    RepoSnapshot,
+    RunLimits,
+    SnapshotError,
+    diff_between,
+    test_modules,
+    verify,
+)
 
 if TYPE_CHECKING:
     import docker

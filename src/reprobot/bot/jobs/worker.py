@@ -21,7 +21,8 @@ from reprobot.bot.jobs.guard import Guard
 from reprobot.bot.jobs.queue import QueueError
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.ledger import Ledger
-from reprobot.validation.errors import DockerUnavailableError, ReprobotError
+from reprobot.errors import ReprobotError
+from reprobot.validation import DockerUnavailableError
 
 log = structlog.get_logger(__name__)
 

@@ -14,7 +14,7 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 from reprobot.bot.pages.highlight import highlight_lines
-from reprobot.validation.results.verdict import ChangeCoverage, FileChangeCoverage
+from reprobot.validation import ChangeCoverage, FileChangeCoverage
 
 LineKind = Literal["context", "added", "removed"]
 # "run" and "not run" only for executable changed lines; context and non-code lines have none.

@@ -18,11 +18,8 @@ from reprobot.bot.render.pull import IssueVerdict, OwnTests
 from reprobot.bot.render.reproduction import NOT_REPRODUCED_HEADLINE, reproduced_headline
 from reprobot.bot.render.verdict import TRUST_NOTE, headline, kind_text
 from reprobot.console import printable
-from reprobot.generation.pool.reproduce import Reproduction
-from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.results.oracles import Oracle
-from reprobot.validation.results.testrun import TestRun
-from reprobot.validation.verify import Verdict
+from reprobot.generation import Reproduction
+from reprobot.validation import EnvImage, Oracle, TestRun, Verdict
 
 # Bounds on what a document keeps of untrusted text: a page stays light, a row stays small.
 FAILURE_LIMIT = 20_000

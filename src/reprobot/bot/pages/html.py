@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from reprobot.bot.pages.diff_view import DiffFile
 from reprobot.bot.pages.documents import Page
 from reprobot.bot.pages.highlight import style_rules
-from reprobot.validation.errors import ReprobotError
+from reprobot.errors import ReprobotError
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ from reprobot.bot.render.markdown import (
     verbatim_fence,
 )
 from reprobot.bot.render.verdict import render_verdict
-from reprobot.validation.results.verdict import Transition
-from reprobot.validation.verify import Verdict
+from reprobot.validation import Transition, Verdict
 
 VERIFICATION_MARKER = "<!-- reprobot:verification -->"
 CHECK_NAME = "Reprobot: issue reproduction"

@@ -19,7 +19,7 @@ from reprobot.bot.render.markdown import (
     trim,
     verbatim_fence,
 )
-from reprobot.validation.results.oracles import Oracle, OracleKind
+from reprobot.validation import Oracle, OracleKind
 
 REPRODUCTION_MARKER = "<!-- reprobot:reproduction -->"
 _MAX_LISTED_TESTS = 30

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
-from reprobot.validation.results.verdict import Transition
-from reprobot.validation.verify import Verdict
+from reprobot.validation import Transition, Verdict
 
 _SIDE_WORD = {
     "P": "pass",

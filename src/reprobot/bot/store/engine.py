@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from reprobot.validation.errors import ReprobotError
+from reprobot.errors import ReprobotError
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _WAL_SWITCH_TIMEOUT_S = 30.0

@@ -32,7 +32,7 @@ from reprobot.bot.store.engine import StoreError, ping
 from reprobot.bot.webhooks.intake import Intake
 from reprobot.bot.webhooks.route_context import RouteContext
 from reprobot.bot.webhooks.router import BadDelivery, acts_on
-from reprobot.validation.errors import DockerUnavailableError
+from reprobot.validation import DockerUnavailableError
 
 log = structlog.get_logger(__name__)
 

@@ -23,7 +23,7 @@ from reprobot.generation.drafter.snippets import repair
 from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 # "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool", and a
 # git prompt's branch and state marks ("(.venv) ?master ~/src/proj> tool").

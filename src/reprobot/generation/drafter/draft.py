@@ -115,7 +115,7 @@ from reprobot.generation.repo.test_layout import (
     related_test_files,
 )
 from reprobot.generation.repo.tree_reader import read_python_files
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 _RESOLVE_ROUNDS = 3
 _NOTHING_TO_ASSERT = (
@@ -134,10 +134,11 @@ class DrafterOutput:
 
 @dataclass(frozen=True)
 class TreeContext:
-    """What the drafter reads from the tree once: layout, sources, manifests, related tests."""
+    """What the drafter reads from the tree once: layout, the project's Python files by path,
+    manifests, related tests."""
 
     layout: TestLayout
-    sources: Mapping[str, str]
+    python_files: Mapping[str, str]
     manifests: Mapping[str, str]
     related_tests: tuple[str, ...]
     # ``alias -> module`` the project imports modules under (``so``: ``seaborn.objects``).
@@ -154,14 +155,14 @@ def tree_context(
     issue: IssueReport, snapshot: RepoSnapshot, style: TestStyle = PYTEST
 ) -> TreeContext:
     layout = layout_of(snapshot, style.module_patterns)
-    sources = read_python_files(snapshot)
-    related = tuple(related_test_files(issue, layout, limit=3, texts=sources))
+    python_files = read_python_files(snapshot)
+    related = tuple(related_test_files(issue, layout, limit=3, texts=python_files))
     manifests = read_texts(snapshot, _MANIFESTS)
-    aliases = import_aliases(sources.values(), layout.packages)
-    exports = all_exports(layout, sources)
-    imported = imports_in_tests(layout.test_files, sources)
-    made = factories_in_tests(layout.test_files, sources)
-    return TreeContext(layout, sources, manifests, related, aliases, exports, imported, made)
+    aliases = import_aliases(python_files.values(), layout.packages)
+    exports = all_exports(layout, python_files)
+    imported = imports_in_tests(layout.test_files, python_files)
+    made = factories_in_tests(layout.test_files, python_files)
+    return TreeContext(layout, python_files, manifests, related, aliases, exports, imported, made)
 
 
 def _resolve(
@@ -176,7 +177,7 @@ def _resolve(
     imports = list(imports)
     prelude = list(prelude)
     unresolved: list[str] = []
-    starred = star_imported(imports, tree.layout, tree.sources, tree.exports)
+    starred = star_imported(imports, tree.layout, tree.python_files, tree.exports)
     for _ in range(_RESOLVE_ROUNDS):
         source = "\n".join([*imports, *prelude, body])
         missing = undefined_names(source, provided=(*provided, *starred))
@@ -186,7 +187,7 @@ def _resolve(
         found = resolve_names(
             missing,
             tree.layout,
-            tree.sources,
+            tree.python_files,
             tree.related_tests,
             frozenset(called_names(body)),
             tree.aliases,
@@ -294,7 +295,7 @@ def test_sources(
         note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
         sources.append(TestSource("issue-docs", tuple(imports), body, note, True))
         wrong.extend(docs.absent)
-    setting = proposed_setting(issue, tree.layout.modules, tree.sources)
+    setting = proposed_setting(issue, tree.layout.modules, tree.python_files)
     if setting is not None:
         sources.extend(proposed_setting_sources(setting))
         wrong.append(repr(setting.current))
@@ -327,7 +328,7 @@ def draft_from_issue(
     # alone: a TestCase method asks for none).
     fixtures = (
         visible_fixtures(
-            new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.sources
+            new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.python_files
         )
         if style.is_pytest
         else frozenset()
@@ -337,7 +338,7 @@ def draft_from_issue(
     alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1])
     folder = str(PurePosixPath(alone).parent)
     in_app = style.django and any(
-        f"{folder}/{name}" in tree.sources for name in ("models.py", "models/__init__.py")
+        f"{folder}/{name}" in tree.python_files for name in ("models.py", "models/__init__.py")
     )
     for source in sources:
         body = source.body

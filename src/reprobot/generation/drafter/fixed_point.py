@@ -16,7 +16,7 @@ import re
 from reprobot.generation.drafter.snippets import Program, raising_steps, shown_value_step
 from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource, printed
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 _INCOMPLETE = re.compile(
     r"\b(?:incomplete(?:ly)?|not\s+(?:fully|completely|entirely)|only\s+partly|partially"

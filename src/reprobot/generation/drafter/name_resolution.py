@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reprobot.generation.repo.test_layout import TestLayout
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
 _ALIAS_IMPORT = re.compile(

@@ -14,7 +14,7 @@ import itertools
 import re
 
 from reprobot.generation.issue.expectations import hedged, stated_in_line
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 _MAX_CHARS = 200
 # Words that introduce the printed value rather than being part of it.

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from reprobot.generation.drafter.sources import print_call
 from reprobot.generation.issue.report import CodeBlock, IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 # Prose lines allowed between a script and its output ("I get this output:"); more is another
 # part of the report.

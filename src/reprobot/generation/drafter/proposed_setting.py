@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource
 from reprobot.generation.drafter.test_writer import expected_assertion, literal
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 # An assignment to an upper-case name, on a line of its own (quoted with ">" or not) or as an
 # inline code span: the spelling of a constant, which a reporter's own variables rarely use.

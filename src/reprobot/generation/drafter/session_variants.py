@@ -40,7 +40,7 @@ from reprobot.generation.drafter.test_writer import (
     indented,
 )
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 
 def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:

@@ -16,7 +16,7 @@ from reprobot.generation.drafter.name_resolution import bound_names, undefined_n
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.drafter.printed_output import block_output
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
-from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
+from reprobot.validation import UNPARSABLE, UNREADABLE
 
 _MAX_REPAIRS = 12
 _MAX_SOURCE_CHARS = 20_000

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 # The longest value, shown or expected, that a test compares.
 MAX_SHOWN_CHARS = 300

@@ -13,7 +13,7 @@ import re
 
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 _SPAN = re.compile(r"`([^`\n]+)`")
 _RETURN_VERBS = re.compile(

@@ -15,8 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from reprobot.validation.env.test_commands import Runner, runner_of
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE, Runner, runner_of
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from reprobot.generation.formats.function_placement import (
     edit_file,
     normalise_newlines,
 )
-from reprobot.validation.source.python_text import UNREADABLE
+from reprobot.validation import UNREADABLE
 
 __all__ = [
     "FORMAT_HINT",

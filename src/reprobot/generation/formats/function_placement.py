@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reprobot.generation.errors import DiffFormatError
-from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
+from reprobot.validation import UNPARSABLE, UNREADABLE
 
 Mode = Literal["rewrite", "insert"]
 

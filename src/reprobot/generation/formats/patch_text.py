@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from reprobot.validation.source.patch import Patch
+from reprobot.validation import Patch
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
+from reprobot.validation import UNPARSABLE, UNREADABLE
 
 PY_SIGNAL = re.compile(
     r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.]+|(?:async[ \t]+)?def[ \t]+\w+"

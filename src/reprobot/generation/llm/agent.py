@@ -44,7 +44,7 @@ from reprobot.generation.llm.zero_shot import (
     snapshot_reader,
 )
 from reprobot.generation.repo.test_layout import layout_of
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 __all__ = [
     "CONTEXT_CHARS",

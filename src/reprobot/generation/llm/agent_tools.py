@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from reprobot.errors import ReprobotError
 from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
 from reprobot.generation.errors import DiffFormatError
 from reprobot.generation.formats.function_diff import check_python
@@ -26,8 +27,7 @@ from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.llm.client import ToolCall
 from reprobot.generation.llm.retrieval import CodeIndex
 from reprobot.generation.llm.zero_shot import check_test_path
-from reprobot.validation.errors import ReprobotError
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 OUTPUT_CHARS = 6_000
 READ_LINES = 200

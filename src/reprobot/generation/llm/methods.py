@@ -17,7 +17,7 @@ from reprobot.generation.llm import zero_shot as llm_zero_shot
 from reprobot.generation.llm.client import LLMClient
 from reprobot.generation.llm.retrieval import CodeIndex
 from reprobot.settings import Settings
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 log = structlog.get_logger(__name__)
 

@@ -19,8 +19,7 @@ from pathlib import PurePosixPath
 from rank_bm25 import BM25Okapi
 
 from reprobot.generation.repo.tree_reader import read_python_files
-from reprobot.validation.source.python_text import UNPARSABLE
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import UNPARSABLE, RepoSnapshot
 
 WINDOW_LINES = 80
 # A class longer than this is indexed method by method: one long document would be diluted by

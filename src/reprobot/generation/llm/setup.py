@@ -9,7 +9,7 @@ from reprobot.generation.llm.client import LLMClient, make_client
 from reprobot.generation.llm.methods import llm_drafts
 from reprobot.generation.pool.reproduce import LLMDrafter
 from reprobot.settings import Settings
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 
 def llm_drafter_for(llm: LLMClient, settings: Settings) -> LLMDrafter:

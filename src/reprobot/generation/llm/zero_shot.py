@@ -33,7 +33,7 @@ from reprobot.generation.repo.test_layout import (
     new_test_path,
     related_test_files,
 )
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 log = structlog.get_logger(__name__)
 

@@ -19,14 +19,18 @@ import structlog
 from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
 from reprobot.generation.pool.failure_match import IssueReason, RunJudgement, judge_run
 from reprobot.progress import SILENT, Progress, elapsed
-from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.results.oracles import STRENGTH, Oracle, oracle_of
-from reprobot.validation.results.testrun import TestRun
-from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
-from reprobot.validation.source.patch import Patch
-from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.verify import read_oracles
+from reprobot.validation import (
+    STRENGTH,
+    EnvImage,
+    Oracle,
+    Patch,
+    RepoSnapshot,
+    RunLimits,
+    TestRun,
+    oracle_of,
+    read_oracles,
+    run_tests,
+)
 
 log = structlog.get_logger(__name__)
 

@@ -17,7 +17,7 @@ from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.tracebacks import is_exception_name
 from reprobot.generation.repo.test_layout import words
-from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation import Outcome, TestRun
 
 # Exceptions that, raised by a test's own code, mean the test is wrong rather than the library.
 _SELF_INFLICTED = frozenset(

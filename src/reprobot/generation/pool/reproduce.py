@@ -25,11 +25,14 @@ from reprobot.generation.pool.failure_match import issue_reason
 from reprobot.generation.pool.selection import rank
 from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
-from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.errors import SnapshotError
-from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.source.patch import Patch, patched_sources
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import (
+    EnvImage,
+    Patch,
+    RepoSnapshot,
+    RunLimits,
+    SnapshotError,
+    patched_sources,
+)
 
 log = structlog.get_logger(__name__)
 

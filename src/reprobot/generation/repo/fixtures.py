@@ -12,7 +12,7 @@ import ast
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from reprobot.validation.source.python_text import UNPARSABLE
+from reprobot.validation import UNPARSABLE
 
 _FIXTURE_DECORATORS = frozenset({"fixture", "yield_fixture"})
 

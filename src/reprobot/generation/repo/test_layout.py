@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from reprobot.generation.issue.report import IssueReport
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot
 
 _SKIP_DIRS = frozenset(
     {"docs", "doc", "examples", "example", "benchmarks", "bench", "build", "dist", "node_modules"}

@@ -8,8 +8,7 @@ import tarfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from reprobot.validation.errors import SnapshotError
-from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation import RepoSnapshot, SnapshotError
 
 MAX_FILE_BYTES = 200_000
 _SKIP_PARTS = frozenset({"node_modules", "site-packages", "__pycache__"})

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from reprobot.validation.errors import ReprobotError
+from reprobot.errors import ReprobotError
 from reprobot.validation.results.testrun import FileCoverage
 
 # Far more than any source file has lines; a number past it is not a line.

@@ -18,7 +18,7 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
-from reprobot.validation.errors import ReprobotError
+from reprobot.errors import ReprobotError
 from reprobot.validation.results.testrun import Outcome
 
 _RANK = {

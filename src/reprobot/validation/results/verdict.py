@@ -1,8 +1,8 @@
 """Grading two test runs into a verdict: per-test transitions, success, change coverage.
 
 Pure functions only; ``verify.py`` runs the tests. Definitions follow SWT-Bench: a test
-reproduces the issue when it fails before the fix and passes after (F->P); a set of tests
-succeeds when at least one test is F->P and none fails after the fix.
+reproduces the issue when it fails before the fix and passes after (F->P); success is S as
+``success`` defines it for the benchmark too.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from coverage.exceptions import NotPython
 from coverage.parser import PythonParser
 
+from reprobot.validation.results.success import categorise, succeeds
 from reprobot.validation.results.testrun import FileCoverage, Outcome
 from reprobot.validation.source.patch import Patch
 
@@ -68,9 +69,11 @@ def transitions(
 
 
 def is_success(graded: Mapping[str, Transition]) -> bool:
-    """At least one F->P and no test failing after the fix."""
-    values = list(graded.values())
-    return any(t.fail_to_pass for t in values) and not any(t.fails_after for t in values)
+    """S with nothing to compare against: at least one F->P test, and every other test passes
+    after the fix, read as Reprobot reads outcomes (``validation.results.success``)."""
+    pre = {t: tr.before for t, tr in graded.items()}
+    post = {t: tr.after for t, tr in graded.items()}
+    return succeeds(categorise(pre, post))
 
 
 def broken_tests(

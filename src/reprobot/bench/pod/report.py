@@ -1,0 +1,257 @@
+"""The outputs of ``bench pod``: per-candidate calls, metrics with intervals, effort, figures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reprobot.bench.executor import Timing
+from reprobot.bench.pod.judge import CandidateFix, graded_ids, judge
+from reprobot.bench.pod.metrics import (
+    METRIC_NAMES,
+    FilterCall,
+    IssueEffort,
+    cluster_bootstrap,
+    confusion,
+    issue_effort,
+    tally_versus_rs,
+    wpc_envelope,
+    wpc_equivalent_p,
+)
+from reprobot.bench.pod.plots import plot_effort_table, plot_wpc_envelope
+from reprobot.bench.provenance import provenance_markdown
+from reprobot.bench.report import Section
+
+
+@dataclass(frozen=True)
+class CandidateCall:
+    key: str
+    instance_id: str
+    system: str
+    resolved: bool
+    called_correct: bool | None
+    reason: str
+    transitions: dict[str, str]
+
+    @property
+    def agrees(self) -> bool:
+        return self.called_correct is not None and self.called_correct == self.resolved
+
+
+@dataclass(frozen=True)
+class PodReport:
+    calls: tuple[CandidateCall, ...]
+    judgements: tuple[FilterCall, ...]
+    metrics: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    matrix: dict[str, float]
+    effort: tuple[IssueEffort, ...]
+    envelope: list[tuple[float, dict[str, float]]]
+    equivalent_p: dict[str, float | None]
+    dropped: dict[str, dict[str, str]]
+    errors: dict[str, str]
+    # Instances with no test to judge their candidates (nothing drafted), and why.
+    not_judged: dict[str, str] = field(default_factory=dict)
+
+
+def build(
+    candidates: Sequence[CandidateFix],
+    references: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, Mapping[str, Any]],
+    gold: bool,
+    resamples: int,
+) -> PodReport:
+    """Grade every candidate against its instance's reference run and compute the metrics.
+
+    A candidate whose runs failed (an error of the sandbox, not of the candidate) gets no call
+    and is left out of the metrics, so an infrastructure fault never counts as a verdict."""
+    calls = []
+    errors: dict[str, str] = {}
+    for c in candidates:
+        ref = references.get(f"reference--{c.instance_id}", {})
+        result = results.get(c.key, {})
+        problem = ref.get("error") or result.get("error") or (None if result else "not run")
+        if problem:
+            errors[c.key] = str(problem)
+            calls.append(
+                CandidateCall(c.key, c.instance_id, c.system, c.resolved, None, str(problem), {})
+            )
+            continue
+        call = judge(
+            ref["before"],
+            result["after"],
+            graded_ids(ref, gold),
+            result,
+            ref.get("oracles"),
+            ref.get("guard_before"),
+        )
+        calls.append(
+            CandidateCall(
+                c.key,
+                c.instance_id,
+                c.system,
+                c.resolved,
+                call.correct,
+                call.reason,
+                call.transitions,
+            )
+        )
+    judgements = tuple(
+        FilterCall(
+            cluster=f"{call.system}|{call.instance_id}",
+            issue=call.instance_id,
+            predicted=bool(call.called_correct),
+            actual=call.resolved,
+        )
+        for call in calls
+        if call.called_correct is not None
+    )
+    matrix = confusion(judgements)
+    positives = matrix.tp + matrix.fn
+    negatives = matrix.tn + matrix.fp
+    metrics = matrix.metrics()
+    return PodReport(
+        calls=tuple(calls),
+        judgements=judgements,
+        metrics=metrics,
+        intervals=cluster_bootstrap(judgements, resamples=resamples) if judgements else {},
+        matrix={"tp": matrix.tp, "fp": matrix.fp, "tn": matrix.tn, "fn": matrix.fn},
+        effort=tuple(issue_effort(judgements)),
+        envelope=wpc_envelope(positives, negatives) if positives and negatives else [],
+        equivalent_p={
+            m: wpc_equivalent_p(metrics[m], m, positives, negatives)
+            for m in ("mcc", "accuracy", "balanced_accuracy")
+            if positives and negatives
+        },
+        dropped={k.split("--", 1)[1]: dict(v.get("dropped", {})) for k, v in references.items()},
+        errors=errors,
+    )
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float) -> str:
+    m = report.matrix
+    agree = sum(c.agrees for c in report.calls if c.called_correct is not None)
+    called = sum(c.called_correct is not None for c in report.calls)
+    lines = [
+        "# Reprobot's verdicts as a fix filter",
+        "",
+        *provenance_markdown(header),
+        "",
+        f"{timing.sentence()}; peak memory of the harness process {peak_mb:.0f} MiB.",
+        "",
+        f"**Agreement with the `resolved` labels: {agree} of {called} candidates"
+        + (f" ({100 * agree / called:.1f}%)" if called else "")
+        + "**"
+        + (f"; {len(report.errors)} candidate(s) could not be run." if report.errors else ".")
+        + (
+            f" {len(report.not_judged)} instance(s) not judged: no test to judge them with."
+            if report.not_judged
+            else ""
+        ),
+        "",
+        "| | labelled correct | labelled incorrect |",
+        "|---|---|---|",
+        f"| called correct | TP {m['tp']:.0f} | FP {m['fp']:.0f} |",
+        f"| called incorrect | FN {m['fn']:.0f} | TN {m['tn']:.0f} |",
+        "",
+        "| metric | value | 95% cluster bootstrap | WPC equivalent p |",
+        "|---|---|---|---|",
+    ]
+    for name in METRIC_NAMES:
+        low, high = report.intervals.get(name, (None, None))
+        lines.append(
+            f"| {name} | {_f(report.metrics[name])} | [{_f(low)}, {_f(high)}] "
+            f"| {_f(report.equivalent_p.get(name), 2)} |"
+        )
+    tally = tally_versus_rs(report.effort, 0.95)
+    lines += [
+        "",
+        "Zero cells are replaced by 1e-12; clusters are producing system × issue. The WPC "
+        "labels each patch right with probability p; its equivalent p is the smallest p at "
+        "which it reaches our value.",
+        "",
+        "## Patches a maintainer opens until the first correct one",
+        "",
+        "Accepted patches first, then the rejected ones, each in random order; RS opens all in "
+        "random order. 85/95: patches to open to find a correct one with that probability.",
+        "",
+        "| issue | patches | correct | accepted (correct) | filter 85/95 | RS-85/95 "
+        "| expected filter / random | vs RS-95 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for e in report.effort:
+        lines.append(
+            f"| {e.issue} | {e.patches} | {e.correct} | {e.accepted} ({e.accepted_correct}) "
+            f"| {_n(e.filter85)}/{_n(e.filter95)} | {_n(e.rs85)}/{_n(e.rs95)} "
+            f"| {_f(e.expected_filter, 2)} / {_f(e.expected_random, 2)} | {e.versus_rs(0.95)} |"
+        )
+    lines += ["", "At 95%: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())), ""]
+    disagreements = [c for c in report.calls if c.called_correct is not None and not c.agrees]
+    lines += ["## Disagreements with the labels", ""]
+    if not disagreements:
+        lines.append("None.")
+    for c in disagreements:
+        verdict = "correct" if c.called_correct else "incorrect"
+        labelled = "resolved" if c.resolved else "not resolved"
+        lines.append(f"- `{c.key}`: called {verdict}, labelled {labelled}: {c.reason}")
+    dropped = {i: d for i, d in report.dropped.items() if d}
+    if dropped:
+        lines += ["", "## Test ids left out of the judgement", ""]
+        for instance_id, ids in sorted(dropped.items()):
+            for test_id, why in sorted(ids.items()):
+                lines.append(f"- {instance_id}: `{test_id}`: {why}")
+    if report.not_judged:
+        lines += ["", "## Not judged", ""]
+        lines += [f"- `{k}`: {v}" for k, v in sorted(report.not_judged.items())]
+    if report.errors:
+        lines += ["", "## Not run", ""]
+        lines += [f"- `{k}`: {v}" for k, v in sorted(report.errors.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _n(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
+def main_section(
+    header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float
+) -> Section:
+    """The filter's calls, metrics with intervals and effort, as a report section."""
+    return Section(
+        markdown(header, report, timing, peak_mb),
+        {
+            **header,
+            "wall_s": round(timing.this_run_s, 1),
+            "wall_s_all_runs": round(timing.total_s, 1),
+            "runs": timing.runs,
+            "peak_rss_mb": peak_mb,
+            "confusion": report.matrix,
+            "metrics": report.metrics,
+            "intervals": report.intervals,
+            "wpc_equivalent_p": report.equivalent_p,
+            "wpc_envelope": report.envelope,
+            "effort": [asdict(e) for e in report.effort],
+            "calls": [asdict(c) for c in report.calls],
+            "dropped": report.dropped,
+            "errors": report.errors,
+            "not_judged": report.not_judged,
+        },
+    )
+
+
+def write_figures(out: Path, report: PodReport) -> list[Path]:
+    """The WPC envelope (when there is one) and the effort table, as PNG files in ``out``."""
+    written = []
+    if report.envelope:
+        path = out / "wpc_envelope.png"
+        plot_wpc_envelope(report.envelope, report.metrics, report.intervals, path)
+        written.append(path)
+    path = out / "effort.png"
+    plot_effort_table(report.effort, path)
+    return [*written, path]

@@ -1,0 +1,216 @@
+"""``reprobot bench swt``: the SWT-Bench evaluation of test-patch predictions.
+
+Per instance (see ``metrics`` for the definitions): the prediction's tests, the golden tests
+and the existing tests of the prediction's files, each on R and on R∘X*, with coverage and
+per-test contexts. The golden prediction is its own golden run, so it needs four runs, not six.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from reprobot.bench.dataset import Instance
+from reprobot.bench.environments import Prepared
+from reprobot.bench.executor import run_summary, write_run_log
+from reprobot.bench.predictions import Prediction, prediction_files
+from reprobot.bench.swt.metrics import (
+    CoverageDelta,
+    Flags,
+    InstanceScore,
+    added,
+    changed_tests,
+    coverage_delta,
+    flags,
+)
+from reprobot.validation import (
+    FileCoverage,
+    Patch,
+    Reading,
+    RunLimits,
+    SnapshotError,
+    TestRun,
+    applies_to,
+    categorise,
+    patched_sources,
+    run_tests,
+    test_modules,
+)
+
+Coverage = Mapping[str, FileCoverage] | None
+_EMPTY = TestRun(outcomes={}, patches_applied=True)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A pre/post pair of runs of the same tests (R, then R∘X*)."""
+
+    pre: TestRun
+    post: TestRun
+
+    @property
+    def coverage(self) -> tuple[Coverage, Coverage]:
+        return self.pre.coverage, self.post.coverage
+
+
+def evaluate_instance(
+    client: docker.DockerClient,
+    instance: Instance,
+    prediction: Prediction,
+    prepared: Prepared,
+    limits: RunLimits,
+    log_dir: Path,
+) -> dict[str, Any]:
+    """Run and grade one prediction; the result is what ``score`` reads back."""
+    base, env = prepared.base, prepared.env
+    fix = instance.golden_patch
+    pred = Patch(prediction.patch, name="prediction.diff")
+    gold = instance.golden_test_patch
+
+    def pair(name: str, tests: Sequence[Patch], selection: Sequence[str]) -> Pair:
+        if not selection:
+            # No test file to run: an empty selection would run the whole suite instead.
+            return Pair(_EMPTY, _EMPTY)
+        runs = []
+        for side, patches in (("pre", [*tests]), ("post", [*tests, fix])):
+            run = run_tests(
+                client,
+                env,
+                base,
+                patches,
+                selection,
+                coverage=True,
+                limits=limits,
+                contexts=True,
+                coverage_files=fix.python_paths,
+            )
+            write_run_log(log_dir / f"{name}_{side}.log", run)
+            runs.append(run)
+        return Pair(runs[0], runs[1])
+
+    applied = bool(pred.diff.strip()) and applies_to([pred], base)
+    gold_runs = pair("gold", [gold], test_modules(gold))
+    existing = set(base.list_files())
+    files = prediction_files(pred) if applied else []
+    base_runs = pair("base", [], [f for f in files if f in existing])
+    if prediction.patch == instance.test_patch:
+        pred_runs = gold_runs
+    elif applied:
+        pred_runs = pair("pred", [pred], files)
+    else:
+        pred_runs = Pair(_EMPTY, _EMPTY)
+
+    delta = _delta(instance, prepared, pred_runs, gold_runs, base_runs, _edited(prepared, pred))
+    report = categorise(pred_runs.pre.outcomes, pred_runs.post.outcomes, Reading.HARNESS)
+    base_report = categorise(base_runs.pre.outcomes, base_runs.post.outcomes, Reading.HARNESS)
+    graded = flags(applied and _ran(pred_runs), report, base_report)
+    extra = added(report, base_report)
+    return {
+        "instance_id": instance.instance_id,
+        "model": prediction.model,
+        "applied": applied,
+        "flags": graded.__dict__,
+        "delta": {
+            "executable": delta.executable,
+            "covered": delta.covered,
+            "uncovered": list(delta.uncovered),
+        },
+        "added": {kind: sorted(ids) for kind, ids in extra.items()},
+        "base": {kind: sorted(ids) for kind, ids in base_report.items()},
+        "runs": {
+            f"{name}_{side}": run_summary(run)
+            for name, p in (("pred", pred_runs), ("gold", gold_runs), ("base", base_runs))
+            for side, run in (("pre", p.pre), ("post", p.post))
+            if run is not _EMPTY
+        },
+        "problems": _problems(pred_runs, gold_runs) + _absent(prepared),
+        "environment": env.tag,
+    }
+
+
+def _absent(prepared: Prepared) -> list[str]:
+    if not prepared.absent:
+        return []
+    shown = ", ".join(prepared.absent[:3]) + (", …" if len(prepared.absent) > 3 else "")
+    return [f"{len(prepared.absent)} file(s) absent from the clone, left out of the tree: {shown}"]
+
+
+def _ran(runs: Pair) -> bool:
+    """Whether the prediction's runs completed (applied, installed, not cut off)."""
+    return all(r.patches_applied and not r.error for r in (runs.pre, runs.post))
+
+
+def _problems(pred: Pair, gold: Pair) -> list[str]:
+    problems = []
+    for name, runs in (("prediction", pred), ("golden tests", gold)):
+        for side, run in (("on R", runs.pre), ("on R∘X*", runs.post)):
+            if run.error:
+                problems.append(f"{name} {side}: {run.error}")
+            if run.limits_hit:
+                problems.append(f"{name} {side}: limits hit ({', '.join(sorted(run.limits_hit))})")
+            failed = [p.name for p in run.patches if not p.applied]
+            if failed:
+                problems.append(f"{name} {side}: {', '.join(failed)} did not apply")
+    return problems
+
+
+def _edited(prepared: Prepared, pred: Patch) -> dict[str, frozenset[str]]:
+    """The test functions a prediction adds or edits, per test module it touches."""
+    files = prediction_files(pred)
+    try:
+        new = patched_sources(prepared.base, [pred], files)
+    except SnapshotError:
+        return {}
+    out = {}
+    for path in files:
+        old, after = prepared.base.read_file(path), new.get(path)
+        out[path] = changed_tests(
+            old.decode("utf-8", "replace") if old is not None else None,
+            after.decode("utf-8", "replace") if after is not None else None,
+        )
+    return out
+
+
+def _delta(
+    instance: Instance,
+    prepared: Prepared,
+    pred: Pair,
+    gold: Pair,
+    base: Pair,
+    edited: Mapping[str, frozenset[str]],
+) -> CoverageDelta:
+    fix = instance.golden_patch
+    paths = [f for f in fix.files if f.endswith(".py")]
+    old_sources = {p: prepared.base.read_file(p) for p in paths}
+    try:
+        new_sources: dict[str, bytes | None] = dict(patched_sources(prepared.base, [fix], paths))
+    except SnapshotError:
+        new_sources = {}
+    return coverage_delta(
+        fix, old_sources, new_sources, pred.coverage, gold.coverage, base.coverage, edited
+    )
+
+
+def score(result: Mapping[str, Any], excluded: bool) -> InstanceScore:
+    """An ``InstanceScore`` from a stored instance result (an errored one scores nothing)."""
+    if result.get("error"):
+        return InstanceScore(
+            instance_id=str(result.get("instance_id", result.get("key", "?"))),
+            flags=Flags(False, False, False, False, False),
+            delta=CoverageDelta(0, 0),
+            excluded=excluded,
+            error=str(result["error"]),
+        )
+    delta = result["delta"]
+    return InstanceScore(
+        instance_id=str(result["instance_id"]),
+        flags=Flags(**result["flags"]),
+        delta=CoverageDelta(delta["executable"], delta["covered"], tuple(delta["uncovered"])),
+        excluded=excluded,
+        error="; ".join(result.get("problems", [])) or None,
+        counts={kind: len(ids) for kind, ids in result.get("added", {}).items()},
+    )
