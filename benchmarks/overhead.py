@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             host.append(time_host(venv, tree, spec.test_cmd, spec.env, target))
 
     s_med, h_med = statistics.median(sandbox), statistics.median(host)
-    budget = 1.5 * h_med + 2.0
+    budget = 1.25 * h_med + 0.5
     out: dict[str, Any] = {
         "instance": instance.instance_id,
         "test_file": target,
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "[green]within[/]" if out["within_target"] else "[red]over[/]"
     console.print(
         f"ratio {out['ratio']}x, difference {out['difference_s']:.2f} s; "
-        f"target sandbox <= 1.5 x host + 2 s = {budget:.2f} s: {verdict}"
+        f"target sandbox <= 1.25 x host + 0.5 s = {budget:.2f} s: {verdict}"
         + ("  (each sandbox run re-installs the project)" if reinstall else "")
     )
     (args.out / "overhead.json").write_text(json.dumps(out, indent=1))

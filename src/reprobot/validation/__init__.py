@@ -37,6 +37,7 @@ from reprobot.validation.results.verdict import (
 )
 from reprobot.validation.sandbox.container import connect, reap
 from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.partial_clone import absent_files
@@ -80,7 +81,9 @@ __all__ = [
     "Reading",
     "RepoSnapshot",
     "RunLimits",
+    "RunPair",
     "Runner",
+    "Side",
     "SnapshotError",
     "TestRun",
     "Transition",
@@ -109,6 +112,7 @@ __all__ = [
     "read_oracles",
     "reap",
     "rule",
+    "run_pair",
     "run_tests",
     "runner_family",
     "runner_of",

@@ -30,7 +30,7 @@ from reprobot.validation.results.verdict import (
     transitions,
 )
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.sandbox.pair import Side, run_pair
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
@@ -219,6 +219,7 @@ def verify(
     limits: RunLimits | None = None,
     progress: Progress = SILENT,
     guard: bool = True,
+    at_once: bool = True,
 ) -> Verdict:
     """Run ``tests`` on ``base`` (R) and on the fixed tree (R with ``fix``, or ``head``), with
     coverage, and grade the transitions of ``test_ids`` (default: every test the patch's test
@@ -226,7 +227,8 @@ def verify(
 
     With ``guard``, a fix the reproducing tests accept also has the project's existing tests of
     the files it changes run before and after it (``companion_tests``): a fix that makes the
-    reported failure go away by breaking what those tests check is not verified."""
+    reported failure go away by breaking what those tests check is not verified. With
+    ``at_once``, the two runs of each pair run side by side (``sandbox.pair``)."""
     if (fix is None) == (head is None):
         raise ValueError("verify needs exactly one of fix and head")
     selection = list(test_ids) if test_ids else test_modules(tests)
@@ -235,19 +237,22 @@ def verify(
     assert fix is not None
     # Change coverage reads the fix's files only, so only they are measured.
     measured = fix.python_paths
-    before = run_tests(
-        client, env, base, [tests], selection, coverage=True, limits=limits, coverage_files=measured
+    # The tests go last on the fixed side, as over a pull request's head: a fix cannot rewrite
+    # them.
+    fixed_side = Side(head, [tests]) if head is not None else Side(base, [fix, tests])
+    main = run_pair(
+        client,
+        env,
+        Side(base, [tests]),
+        fixed_side,
+        selection,
+        coverage=True,
+        coverage_files=measured,
+        limits=limits,
+        at_once=at_once,
     )
+    before, after = main.before, main.after
     _told(progress, "before the fix", before)
-    if head is not None:
-        after = run_tests(
-            client, env, head, [tests], selection, True, limits, coverage_files=measured
-        )
-    else:
-        # The tests go last, as over a pull request's head: a fix cannot rewrite them.
-        after = run_tests(
-            client, env, base, [fix, tests], selection, True, limits, coverage_files=measured
-        )
     _told(progress, "after the fix", after)
     changes = changed_lines(fix)
     old_paths = [c.old_path for c in changes.values() if c.old_path]
@@ -273,12 +278,12 @@ def verify(
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
     if guard and modules and verdict.status in ("verified", "weak", "needs_review"):
-        guard_before = run_tests(client, env, base, [], modules, limits=limits)
+        guard_side = Side(head) if head is not None else Side(base, [fix])
+        pair = run_pair(
+            client, env, Side(base), guard_side, modules, limits=limits, at_once=at_once
+        )
+        guard_before, guard_after = pair.before, pair.after
         _told(progress, "of the existing tests before the fix", guard_before)
-        if head is not None:
-            guard_after = run_tests(client, env, head, [], modules, limits=limits)
-        else:
-            guard_after = run_tests(client, env, base, [fix], modules, limits=limits)
         _told(progress, "of the existing tests after the fix", guard_after)
         guard_runs = GuardRuns(modules, guard_before, guard_after)
         verdict = grade(*args, test_ids, harness, oracles, guard_runs, review)

@@ -8,7 +8,6 @@ per-test contexts. The golden prediction is its own golden run, so it needs four
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,33 +27,21 @@ from reprobot.bench.swt.metrics import (
     flags,
 )
 from reprobot.validation import (
-    FileCoverage,
     Patch,
     Reading,
     RunLimits,
+    RunPair,
+    Side,
     SnapshotError,
     TestRun,
     applies_to,
     categorise,
     patched_sources,
-    run_tests,
+    run_pair,
     test_modules,
 )
 
-Coverage = Mapping[str, FileCoverage] | None
 _EMPTY = TestRun(outcomes={}, patches_applied=True)
-
-
-@dataclass(frozen=True)
-class Pair:
-    """A pre/post pair of runs of the same tests (R, then R∘X*)."""
-
-    pre: TestRun
-    post: TestRun
-
-    @property
-    def coverage(self) -> tuple[Coverage, Coverage]:
-        return self.pre.coverage, self.post.coverage
 
 
 def evaluate_instance(
@@ -71,26 +58,26 @@ def evaluate_instance(
     pred = Patch(prediction.patch, name="prediction.diff")
     gold = instance.golden_test_patch
 
-    def pair(name: str, tests: Sequence[Patch], selection: Sequence[str]) -> Pair:
+    def pair(name: str, tests: Sequence[Patch], selection: Sequence[str]) -> RunPair:
         if not selection:
             # No test file to run: an empty selection would run the whole suite instead.
-            return Pair(_EMPTY, _EMPTY)
-        runs = []
-        for side, patches in (("pre", [*tests]), ("post", [*tests, fix])):
-            run = run_tests(
-                client,
-                env,
-                base,
-                patches,
-                selection,
-                coverage=True,
-                limits=limits,
-                contexts=True,
-                coverage_files=fix.python_paths,
-            )
-            write_run_log(log_dir / f"{name}_{side}.log", run)
-            runs.append(run)
-        return Pair(runs[0], runs[1])
+            return RunPair(_EMPTY, _EMPTY)
+        # One pair at a time: the benchmark's workers are its unit of parallelism.
+        runs = run_pair(
+            client,
+            env,
+            Side(base, [*tests]),
+            Side(base, [*tests, fix]),
+            selection,
+            coverage=True,
+            contexts=True,
+            coverage_files=fix.python_paths,
+            limits=limits,
+            at_once=False,
+        )
+        write_run_log(log_dir / f"{name}_pre.log", runs.before)
+        write_run_log(log_dir / f"{name}_post.log", runs.after)
+        return runs
 
     applied = bool(pred.diff.strip()) and applies_to([pred], base)
     gold_runs = pair("gold", [gold], test_modules(gold))
@@ -102,11 +89,11 @@ def evaluate_instance(
     elif applied:
         pred_runs = pair("pred", [pred], files)
     else:
-        pred_runs = Pair(_EMPTY, _EMPTY)
+        pred_runs = RunPair(_EMPTY, _EMPTY)
 
     delta = _delta(instance, prepared, pred_runs, gold_runs, base_runs, _edited(prepared, pred))
-    report = categorise(pred_runs.pre.outcomes, pred_runs.post.outcomes, Reading.HARNESS)
-    base_report = categorise(base_runs.pre.outcomes, base_runs.post.outcomes, Reading.HARNESS)
+    report = categorise(pred_runs.before.outcomes, pred_runs.after.outcomes, Reading.HARNESS)
+    base_report = categorise(base_runs.before.outcomes, base_runs.after.outcomes, Reading.HARNESS)
     graded = flags(applied and _ran(pred_runs), report, base_report)
     extra = added(report, base_report)
     return {
@@ -124,7 +111,7 @@ def evaluate_instance(
         "runs": {
             f"{name}_{side}": run_summary(run)
             for name, p in (("pred", pred_runs), ("gold", gold_runs), ("base", base_runs))
-            for side, run in (("pre", p.pre), ("post", p.post))
+            for side, run in (("pre", p.before), ("post", p.after))
             if run is not _EMPTY
         },
         "problems": _problems(pred_runs, gold_runs) + _absent(prepared),
@@ -139,15 +126,15 @@ def _absent(prepared: Prepared) -> list[str]:
     return [f"{len(prepared.absent)} file(s) absent from the clone, left out of the tree: {shown}"]
 
 
-def _ran(runs: Pair) -> bool:
+def _ran(runs: RunPair) -> bool:
     """Whether the prediction's runs completed (applied, installed, not cut off)."""
-    return all(r.patches_applied and not r.error for r in (runs.pre, runs.post))
+    return all(r.patches_applied and not r.error for r in (runs.before, runs.after))
 
 
-def _problems(pred: Pair, gold: Pair) -> list[str]:
+def _problems(pred: RunPair, gold: RunPair) -> list[str]:
     problems = []
     for name, runs in (("prediction", pred), ("golden tests", gold)):
-        for side, run in (("on R", runs.pre), ("on R∘X*", runs.post)):
+        for side, run in (("on R", runs.before), ("on R∘X*", runs.after)):
             if run.error:
                 problems.append(f"{name} {side}: {run.error}")
             if run.limits_hit:
@@ -178,9 +165,9 @@ def _edited(prepared: Prepared, pred: Patch) -> dict[str, frozenset[str]]:
 def _delta(
     instance: Instance,
     prepared: Prepared,
-    pred: Pair,
-    gold: Pair,
-    base: Pair,
+    pred: RunPair,
+    gold: RunPair,
+    base: RunPair,
     edited: Mapping[str, frozenset[str]],
 ) -> CoverageDelta:
     fix = instance.golden_patch

@@ -16,8 +16,10 @@ import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from reprobot.generation.drafter.command_line import CliCase
+from reprobot.generation.drafter.command_line import CliCase, cli_case, cli_test_body
 from reprobot.generation.drafter.project_tools import Tool
+from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
+from reprobot.generation.drafter.sources import TestSource
 from reprobot.generation.issue.names import spans
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
@@ -198,3 +200,23 @@ def doc_case(
     builder = _builder(issue)
     args = ("-b", builder, ".", f"_build/{builder}")
     return CliCase(_SPHINX, args, _with_conf(issue, files), tuple(warnings), ())
+
+
+def command_variants(reading: Reading) -> Produced:
+    """The files the issue shows and the project's command run on them (``issue-cli``); else,
+    for a Sphinx issue, its documentation built (``issue-docs``). Each keeps out the output lines
+    the issue reports as wrong."""
+    tree = reading.tree
+    case = cli_case(reading.issue, tree.layout, tree.manifests)
+    if case is not None:
+        imports, body = cli_test_body(case)
+        note = f"runs `{case.tool.name}` on the issue's files"
+        source = TestSource("issue-cli", tuple(imports), body, note, True)
+        return Produced((source,), tuple(case.absent))
+    docs = doc_case(reading.issue, tree.layout, tree.manifests)
+    if docs is None:
+        return NOTHING
+    imports, body = cli_test_body(docs)
+    note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
+    source = TestSource("issue-docs", tuple(imports), body, note, True)
+    return Produced((source,), tuple(docs.absent))

@@ -2,7 +2,8 @@
 keeps its tests, in the shape its runner collects (``test_style``: pytest functions, or
 ``TestCase`` methods for the unittest family and Django's runners).
 
-Variants, each its own test module, all deterministic:
+Variants, each its own test module, all deterministic (the table, with the order selection ranks
+them in, is ``variants``; each is built from one ``reading`` of the issue):
 
 - ``issue-code``: every code block before the traceback, run as a test, its last expression
   shown as a notebook shows it (fails with the issue's exception on R, passes once it is
@@ -38,15 +39,11 @@ then from the imports the project's own tests use (``imports_in_tests``).
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from reprobot.generation.drafter.command_line import cli_case, cli_test_body
-from reprobot.generation.drafter.doc_build import doc_case
-from reprobot.generation.drafter.fixed_point import fixed_point_sources
 from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
@@ -56,41 +53,16 @@ from reprobot.generation.drafter.name_resolution import (
     star_imported,
     undefined_names,
 )
-from reprobot.generation.drafter.proposed_setting import (
-    proposed_setting,
-    proposed_setting_sources,
-)
-from reprobot.generation.drafter.prose import (
-    earlier_release_before,
-)
+from reprobot.generation.drafter.reading import Reading, TreeContext
 from reprobot.generation.drafter.session_variants import (
-    agreement_sources,
-    changed_value_sources,
-    displayed,
-    raised_before_sources,
-    raises_like_sources,
-    raises_sources,
     shown_is_wrong,
-    shown_sources,
 )
 from reprobot.generation.drafter.snippets import (
-    Program,
-    code_programs,
-    raising_step,
-    session_programs,
     shown_value_step,
 )
 from reprobot.generation.drafter.sources import (
     TestSource,
 )
-from reprobot.generation.drafter.stated import (
-    code_expected_sources,
-    expected_for,
-    expected_return_sources,
-    known_value,
-    stated_value_sources,
-)
-from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.drafter.test_style import (
     PYTEST,
     TMP_PATH_IMPORTS,
@@ -103,12 +75,12 @@ from reprobot.generation.drafter.test_writer import (
     needed_imports,
     slug,
 )
+from reprobot.generation.drafter.variants import builders
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
-    TestLayout,
     layout_of,
     new_test_path,
     read_texts,
@@ -130,25 +102,6 @@ class DrafterOutput:
     # Values the issue shows as wrong, which a failing assertion may report (for judging).
     wrong_values: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...]  # (method, why no draft came of it)
-
-
-@dataclass(frozen=True)
-class TreeContext:
-    """What the drafter reads from the tree once: layout, the project's Python files by path,
-    manifests, related tests."""
-
-    layout: TestLayout
-    python_files: Mapping[str, str]
-    manifests: Mapping[str, str]
-    related_tests: tuple[str, ...]
-    # ``alias -> module`` the project imports modules under (``so``: ``seaborn.objects``).
-    aliases: Mapping[str, str] = field(default_factory=dict)
-    # What each package exports, star imports followed (``all_exports``).
-    exports: Mapping[str, Mapping[str, ast.stmt]] | None = None
-    # Name to the import the project's tests use for it most often (``imports_in_tests``).
-    test_imports: Mapping[str, str] = field(default_factory=dict)
-    # Name to the binding the tests make it by from its own name (``factories_in_tests``).
-    test_factories: Mapping[str, str] = field(default_factory=dict)
 
 
 def tree_context(
@@ -206,99 +159,24 @@ def _resolve(
     return imports, prelude, unresolved
 
 
-def _program_sources(program: Program, issue: IssueReport, name: str) -> list[TestSource]:
-    out: list[TestSource] = []
-    steps = [s.source for s in program.steps]
-    if program.origin == "code":
-        body = "\n".join([*steps[:-1], *displayed(program.steps[-1])]) if steps else ""
-        out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
-        if name == "issue-code":
-            out.extend(code_expected_sources(program, issue))
-            # Code whose comments show what a line printed is a session in all but form.
-            bodies = {source.body for source in out}
-            shown = [
-                *shown_sources(program, issue),
-                *agreement_sources(program, issue),
-            ]
-            out.extend(s for s in shown if s.body not in bodies)
-        return out
-    raised = raising_step(program)
-    # A statement the reporter points at after the one that raised is the issue; the raise
-    # before it is the behaviour they compare it with.
-    pointed_later = raised is not None and any(s.marked for s in program.steps[raised + 1 :])
-    if raised is not None and pointed_later:
-        out.extend(raises_like_sources(program, raised))
-    earlier = program.origin == "session" and earlier_release_before(issue, program.last_block_line)
-    if raised is not None and not pointed_later and earlier:
-        # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should happen.
-        out.extend(raised_before_sources(program, raised))
-    elif raised is not None and not pointed_later:
-        out.extend(raises_sources(program))
-    out.extend(shown_sources(program, issue))
-    out.extend(agreement_sources(program, issue))
-    return out
-
-
 def test_sources(
     issue: IssueReport, tree: TreeContext, knowing_fix: bool
 ) -> tuple[list[TestSource], list[str], list[tuple[str, str]]]:
-    """Every variant the issue supports, the wrong values it shows, and why others were skipped;
-    ``knowing_fix``, also one per value its sessions and scripts show (the fix picks)."""
+    """Every variant the issue supports (``variants``, best first), the wrong values it shows,
+    and why others were skipped; ``knowing_fix``, also those only a fix can choose among."""
+    reading = Reading(issue, tree, knowing_fix)
     sources: list[TestSource] = []
     wrong: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for index, program in enumerate(code_programs(issue)):
-        sources.extend(
-            _program_sources(program, issue, "issue-code" if index == 0 else "issue-code-last")
-        )
-    programs = [*code_programs(issue)[:1], *session_programs(issue)]
-    for program in session_programs(issue):
-        sources.extend(_program_sources(program, issue, "issue-session"))
-    for program in programs:
+    for program in reading.programs:
         # Code whose comments show a printed value has a shown step too.
         shown = shown_value_step(program)
         if shown is not None and shown_is_wrong(issue, program, shown):
             wrong.append(program.steps[shown].output.strip())
-    for program in programs:
-        fixed, incomplete = fixed_point_sources(program, issue)
-        sources.extend(fixed)
-        wrong.append(incomplete)
-    if knowing_fix:
-        for program in programs:
-            changed, values = changed_value_sources(program)
-            sources.extend(changed)
-            wrong.extend(values)
-    returns = stated_returns(issue)
-    if returns:
-        sources.extend(expected_return_sources(programs, returns[0]))
-    for call, value, stated in stated_outcomes(issue)[:1]:
-        expected = known_value(stated, tree.exports) or expected_for(issue, value)
-        if expected and not returns:
-            sources.extend(expected_return_sources(programs, (call, expected)))
-        sources.extend(stated_value_sources(programs, call, value))
-        wrong.append(value)
-    case = cli_case(issue, tree.layout, tree.manifests)
-    if case is not None:
-        imports, body = cli_test_body(case)
-        sources.append(
-            TestSource(
-                "issue-cli",
-                tuple(imports),
-                body,
-                f"runs `{case.tool.name}` on the issue's files",
-                True,
-            )
-        )
-        wrong.extend(case.absent)
-    elif (docs := doc_case(issue, tree.layout, tree.manifests)) is not None:
-        imports, body = cli_test_body(docs)
-        note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
-        sources.append(TestSource("issue-docs", tuple(imports), body, note, True))
-        wrong.extend(docs.absent)
-    setting = proposed_setting(issue, tree.layout.modules, tree.python_files)
-    if setting is not None:
-        sources.extend(proposed_setting_sources(setting))
-        wrong.append(repr(setting.current))
+    for build in builders():
+        produced = build(reading)
+        sources.extend(produced.sources)
+        wrong.extend(produced.wrong)
     if not sources and (issue.sessions or issue.python_blocks):
         skipped.append(("issue", _NOTHING_TO_ASSERT))
     elif not sources:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
+from reprobot.generation.drafter.reading import Produced, Reading
 from reprobot.generation.drafter.snippets import Program, raising_steps, shown_value_step
 from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource, printed
 from reprobot.generation.issue.report import IssueReport
@@ -91,3 +92,14 @@ def fixed_point_sources(program: Program, issue: IssueReport) -> tuple[list[Test
     )
     note = f"`{expression}` must be complete: applying `{operation}` again changes nothing"
     return [TestSource("issue-fixed-point", program.imports, body, note)], value
+
+
+def fixed_point_variants(reading: Reading) -> Produced:
+    """Per program, the value of an operation the issue calls incomplete, given to it again."""
+    sources: list[TestSource] = []
+    wrong: list[str] = []
+    for program in reading.programs:
+        fixed, incomplete = fixed_point_sources(program, reading.issue)
+        sources.extend(fixed)
+        wrong.append(incomplete)
+    return Produced(tuple(sources), tuple(w for w in wrong if w))

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource
 from reprobot.generation.drafter.test_writer import expected_assertion, literal
 from reprobot.generation.issue.report import IssueReport
@@ -100,3 +101,12 @@ def proposed_setting_sources(setting: ProposedSetting | None) -> list[TestSource
     note = f"`{setting.name}` must be `{setting.proposed!r}`, as the issue proposes"
     imports = (f"from {setting.module} import {setting.name}",)
     return [TestSource("issue-proposed-value", imports, body, note)]
+
+
+def proposed_setting_variant(reading: Reading) -> Produced:
+    """A module constant the issue shows and proposes to change must have the proposed value."""
+    tree = reading.tree
+    setting = proposed_setting(reading.issue, tree.layout.modules, tree.python_files)
+    if setting is None:
+        return NOTHING
+    return Produced(tuple(proposed_setting_sources(setting)), (repr(setting.current),))

@@ -10,14 +10,17 @@ import ast
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
 from reprobot.generation.drafter.prose import (
     called_right,
+    earlier_release_before,
     introduced_as_wrong,
     title_calls_wrong,
     under_expected_heading,
 )
+from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.snippets import (
     Program,
     Step,
     raised_exception,
+    raising_step,
     raising_steps,
     shown_value_step,
     shown_values,
@@ -298,3 +301,50 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         squash(call) == squash(step.source) and squash(value) != output
         for call, value in stated_returns(issue)
     )
+
+
+def session_raise_variants(reading: Reading) -> Produced:
+    """Per session, the statement it shows raising: the same raise as the statement before it
+    for one the reporter points at (``issue-session-raises-like``), the raise again where the
+    issue places the session in an earlier release (``issue-session-raised-before``), else the
+    session up to each raise (``issue-session-raises``)."""
+    out: list[TestSource] = []
+    for program in reading.sessions:
+        raised = raising_step(program)
+        if raised is None:
+            continue
+        # A statement the reporter points at after the one that raised is the issue; the raise
+        # before it is the behaviour they compare it with.
+        if any(s.marked for s in program.steps[raised + 1 :]):
+            out.extend(raises_like_sources(program, raised))
+        elif earlier_release_before(reading.issue, program.last_block_line):
+            # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should
+            # happen.
+            out.extend(raised_before_sources(program, raised))
+        else:
+            out.extend(raises_sources(program))
+    return Produced(tuple(out))
+
+
+def shown_variants(reading: Reading) -> Produced:
+    """Per program, the value its step showed: expected, negated or only gone."""
+    return Produced(tuple(s for p in reading.programs for s in shown_sources(p, reading.issue)))
+
+
+def agreement_variants(reading: Reading) -> Produced:
+    """Per program, two computations it shows disagreeing that the issue says should agree."""
+    found = (s for p in reading.programs for s in agreement_sources(p, reading.issue))
+    return Produced(tuple(found))
+
+
+def changed_value_variants(reading: Reading) -> Produced:
+    """Knowing the fix: each value a program shows must not come back (the fix picks)."""
+    if not reading.knowing_fix:
+        return NOTHING
+    sources: list[TestSource] = []
+    wrong: list[str] = []
+    for program in reading.programs:
+        changed, values = changed_value_sources(program)
+        sources.extend(changed)
+        wrong.extend(values)
+    return Produced(tuple(sources), tuple(wrong))

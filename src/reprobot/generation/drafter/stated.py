@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.snippets import Program, raising_step
 from reprobot.generation.drafter.sources import (
     TestSource,
@@ -14,6 +15,7 @@ from reprobot.generation.drafter.sources import (
     printed,
     squash,
 )
+from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.drafter.test_writer import assert_expected, assert_not_shown
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import IssueReport
@@ -127,3 +129,31 @@ def known_value(
         return expected
     exported = any(expected in names for names in (exports or {}).values())
     return expected if exported else None
+
+
+def expected_return_variant(reading: Reading) -> Produced:
+    """A call the issue says should return a value ("I expected `f(x)` to return `5`"), or the
+    expected value of the call it says gives a wrong one: the call must give it."""
+    programs, issue = reading.programs, reading.issue
+    returns = stated_returns(issue)
+    if returns:
+        return Produced(tuple(expected_return_sources(programs, returns[0])))
+    for call, value, stated in stated_outcomes(issue)[:1]:
+        expected = known_value(stated, reading.tree.exports) or expected_for(issue, value)
+        if expected:
+            return Produced(tuple(expected_return_sources(programs, (call, expected))))
+    return NOTHING
+
+
+def stated_value_variant(reading: Reading) -> Produced:
+    """A call the issue says gives a wrong value ("`f(x)` is `3`"): the value must be gone."""
+    for call, value, _ in stated_outcomes(reading.issue)[:1]:
+        return Produced(tuple(stated_value_sources(reading.programs, call, value)), (value,))
+    return NOTHING
+
+
+def code_expected_variant(reading: Reading) -> Produced:
+    """The first code block's last expression must give the value the issue expects of it."""
+    if not reading.code:
+        return NOTHING
+    return Produced(tuple(code_expected_sources(reading.code[0], reading.issue)))

@@ -1,0 +1,63 @@
+"""A pair of sandbox runs, before and after a fix, on a real Docker engine: run side by side or
+one after the other, the two sides come out the same, and a verdict is the same either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.pair import Side, run_pair
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+from tests.support.example_patches import FIX, NEW_TEST
+
+pytestmark = pytest.mark.docker
+
+TEST_ID = "tests/test_multi.py::test_multi_unit"
+
+
+@pytest.mark.parametrize("at_once", [True, False], ids=["side-by-side", "one-after-other"])
+def test_each_side_runs_its_own_patches(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path, at_once: bool
+) -> None:
+    base = RepoSnapshot.from_git(example_repo, "HEAD")
+    tests, fix = Patch(NEW_TEST, "tests.diff"), Patch(FIX, "fix.diff")
+    pair = run_pair(
+        docker_client,
+        example_env,
+        Side(base, [tests]),
+        Side(base, [fix, tests]),
+        [TEST_ID],
+        coverage=True,
+        coverage_files=fix.python_paths,
+        at_once=at_once,
+    )
+    assert pair.before.outcomes == {TEST_ID: Outcome.FAILED}
+    assert pair.after.outcomes == {TEST_ID: Outcome.PASSED}
+    assert [p.name for p in pair.after.patches] == ["fix.diff", "tests.diff"]
+    assert [p.name for p in pair.before.patches] == ["tests.diff"]
+    before_cov, after_cov = pair.coverage
+    assert before_cov is not None and after_cov is not None
+    # Line 14 is the loop the fix adds: it ran after the fix, and before it the line was another.
+    assert 14 in after_cov["src/durations/parse.py"].executed
+
+
+def test_a_verdict_is_the_same_whether_its_pairs_run_at_once_or_not(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    base = RepoSnapshot.from_git(example_repo, "HEAD")
+    tests, fix = Patch(NEW_TEST, "tests.diff"), Patch(FIX, "fix.diff")
+    verdicts = [
+        verify(docker_client, example_env, base, tests, fix=fix, at_once=at_once)
+        for at_once in (True, False)
+    ]
+    together, apart = verdicts
+    assert together.status == apart.status == "verified"
+    assert together.transitions == apart.transitions
+    assert together.guard_modules == apart.guard_modules == ("tests/test_parse.py",)
+    assert together.change_coverage == apart.change_coverage
