@@ -15,7 +15,9 @@ A block after words about the environment ("#### Versions"), or that reads as a 
 is never this output.
 
 Words right after the script may give the output as one code span ending their line instead
-("The output is `-0.5*x**2.5 + 0.5*x**2.5`").
+("The output is `-0.5*x**2.5 + 0.5*x**2.5`"). A block of one value that also reads as Python
+(``OrderedDict()``) is that output too when the words before it say the code gave it
+("returns").
 
 Anything else (a print inside a loop or a function, lines left over or missing) pairs nothing:
 a wrong pairing would put words in the reporter's mouth.
@@ -35,6 +37,9 @@ from reprobot.validation import UNPARSABLE
 # part of the report.
 _MAX_PROSE_LINES = 2
 _MAX_OUTPUT_LINES = 60
+# The words joining code and a block of one value that reads as Python are a few ("returns",
+# "I get:"): a paragraph that mentions a return says something else.
+_MAX_JOINING_CHARS = 60
 # An output block that starts with a shell prompt is a command's transcript, not this output.
 _SHELL_PROMPTS = ("$ ", "> ", "% ", "C:\\")
 # Words between a script and a block that make the block something else: the environment the
@@ -78,20 +83,31 @@ def _following_output(issue: IssueReport, block: CodeBlock) -> tuple[CodeBlock, 
     if at is None or at + 1 >= len(blocks):
         return None
     following = blocks[at + 1]
-    if not following.is_output or following.is_traceback:
+    lines = issue.body.split("\n")
+    prose = [text for text in lines[block.after : following.line - 1] if text.strip()]
+    shown_value = _is_shown_value(following, " ".join(prose))
+    if not (following.is_output or shown_value) or following.is_traceback:
         return None
     if following.text.lstrip().startswith(_SHELL_PROMPTS):
         return None
     if len(following.text.split("\n")) > _MAX_OUTPUT_LINES:
         return None
-    lines = issue.body.split("\n")
-    prose = [text for text in lines[block.after : following.line - 1] if text.strip()]
     # "Expected output:" over a block is what should be printed, not what was.
     if len(prose) > _MAX_PROSE_LINES or any(_NOT_OUTPUT.search(t) for t in prose):
         return None
     if sum(1 for line in following.text.split("\n") if _VERSION_LINE.search(line)) >= 2:
         return None
     return following, " ".join(prose)
+
+
+def _is_shown_value(block: CodeBlock, prose: str) -> bool:
+    """An untagged block holding one value that also reads as Python (``OrderedDict()``,
+    ``[1, 2]``, ``True``), after words saying the code gave it ("```...``` returns ```[1]```"):
+    the value the code showed, not more code."""
+    text = block.text.strip()
+    if block.language is not None or "\n" in text or len(prose) > _MAX_JOINING_CHARS:
+        return False
+    return bool(_INTRODUCES_OUTPUT.search(prose)) and _is_expression(text)
 
 
 def _printed_text(statement: str) -> str | None:

@@ -31,6 +31,7 @@ from reprobot.generation.drafter.sources import (
     is_value_text,
     print_call,
     printed,
+    same_kind,
     squash,
 )
 from reprobot.generation.drafter.stated import about_block
@@ -155,7 +156,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
         actual = squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
         if expectation.expected and (not actual or actual in squash(value)):
             expected = expectation.expected.strip().strip("`")
-            if is_value_text(expected):
+            if is_value_text(expected) or same_kind(expected, value):
                 out.append(
                     TestSource(
                         "issue-session-expected",
@@ -327,8 +328,33 @@ def session_raise_variants(reading: Reading) -> Produced:
 
 
 def shown_variants(reading: Reading) -> Produced:
-    """Per program, the value its step showed: expected, negated or only gone."""
-    return Produced(tuple(s for p in reading.programs for s in shown_sources(p, reading.issue)))
+    """Per program, the value its step showed: expected, negated or only gone; and, in the
+    issue's code, each statement that showed a value an "Expected" section right after its
+    block corrects."""
+    found = [s for p in reading.programs for s in shown_sources(p, reading.issue)]
+    for program in reading.code[:1]:
+        found.extend(expected_output_sources(program))
+    return Produced(tuple(found))
+
+
+def expected_output_sources(program: Program) -> list[TestSource]:
+    """A statement of the issue's code that showed a value (an output block after it, an
+    "Actual" section) and the different value of the same kind an "Expected" section right after
+    its block states: the statement must show that one ("```...da.quantile(...).attrs```
+    returns ```OrderedDict()``` #### Expected Output ```OrderedDict([('units', 'K')])```")."""
+    out: list[TestSource] = []
+    for k, step in enumerate(program.steps):
+        expected, shown = step.expected, step.output.strip()
+        if not expected or not shown or not step.is_expression or squash(expected) == squash(shown):
+            continue
+        if "Traceback" in shown or not (is_value_text(expected) or same_kind(expected, shown)):
+            continue
+        caught, expression, _ = shown_expression(step.source)
+        setup = [*_setup(program, k), *caught]
+        note = "the value the issue's expected section shows in place of the one the code showed"
+        body = assert_expected(expression, expected, setup)
+        out.append(TestSource("issue-session-expected", program.imports, body, note))
+    return out
 
 
 def agreement_variants(reading: Reading) -> Produced:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
-from reprobot.generation.drafter.printed_output import block_output
+from reprobot.generation.drafter.printed_output import block_output, output_after
+from reprobot.generation.drafter.sources import is_shown_form
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation import UNPARSABLE, UNREADABLE
 
@@ -38,6 +39,8 @@ class Step:
     source: str
     output: str = ""
     marked: bool = False  # the reporter pointed at this line ("<--- not handled correctly")
+    # What an "Expected" section right after the statement's block says it should show.
+    expected: str = ""
 
     @property
     def is_expression(self) -> bool:
@@ -167,7 +170,9 @@ def _is_main_guard(node: ast.stmt) -> bool:
 
 def _program(blocks: list[CodeBlock], issue: IssueReport | None = None) -> Program | None:
     """The statements of ``blocks``; with ``issue``, each carrying what the issue shows it
-    printed (a comment next to it, or the output block after its block)."""
+    printed (a comment next to it, the output block after its block, or an "Actual result"
+    section after it), and the last statement of a block the value an "Expected" section right
+    after the block states."""
     imports: list[str] = []
     steps: list[Step] = []
     last_line = 0
@@ -183,13 +188,59 @@ def _program(blocks: list[CodeBlock], issue: IssueReport | None = None) -> Progr
             # A comment showing what the line printed makes it a session step in all but form.
             output, wrong = statement_output(lines, node)
             steps.append(Step(text, output or shown.get(k, ""), wrong))
+        if body and issue is not None:
+            steps[-1] = _with_sections(issue, block, steps[-1])
         last_line = block.line if body else last_line
     if not steps:
         return None
     return Program("code", tuple(dict.fromkeys(imports)), tuple(steps), last_line)
 
 
-def _code_blocks(issue: IssueReport) -> list[CodeBlock]:
+def _is_constant(statement: str) -> bool:
+    """A literal on its own (a docstring): it shows nothing the code computed."""
+    try:
+        return isinstance(ast.parse(statement.strip(), mode="eval").body, ast.Constant)
+    except UNPARSABLE:
+        return False
+
+
+def _with_sections(issue: IssueReport, block: CodeBlock, step: Step) -> Step:
+    """``step``, the last statement of ``block``, with what the expected/actual sections right
+    after the block (before any other code) say of it: the actual value as its output when the
+    issue shows none, and the expected value ("#### Expected result: ... #### Actual result:
+    <class 'Symbol'>")."""
+    if not step.is_expression or _is_constant(step.source):
+        return step
+    later = [b.line for b in code_blocks(issue) if b.line > block.line]
+    end = min(later, default=issue.body.count("\n") + 2)
+    output, expected = step.output, ""
+    for expectation in issue.expectations:
+        first = expectation.source.split("\n", 1)[0].strip()
+        at = issue.body.find(first) if first else -1
+        if at < 0 or not block.line < issue.body.count("\n", 0, at) + 1 < end:
+            continue
+        actual = (expectation.actual or "").strip().strip("`").strip()
+        if not output and actual and is_shown_form(actual):
+            output = actual
+        expected = expected or (expectation.expected or "").strip().strip("`").strip()
+    return Step(step.source, output, step.marked, expected)
+
+
+def code_blocks(issue: IssueReport) -> list[CodeBlock]:
+    """The issue's blocks of Python code, without those that only read as Python: a value the
+    code before it showed ("returns ```OrderedDict()```"), or the value an expected or actual
+    section states (an untagged one-line block under "#### Expected Output")."""
+    shown = {
+        id(b)
+        for prev in issue.code_blocks
+        if prev.is_python and not prev.is_session and (b := output_after(issue, prev)) is not None
+    }
+    stated = {
+        "".join(value.split())
+        for e in issue.expectations
+        for value in (e.expected, e.actual)
+        if value
+    }
     return [
         block
         for block in issue.code_blocks
@@ -197,13 +248,19 @@ def _code_blocks(issue: IssueReport) -> list[CodeBlock]:
         and not block.is_session
         and not block.is_traceback
         and (block.language or "") not in ("diff", "patch")
+        and id(block) not in shown
+        and not (
+            block.language is None
+            and "\n" not in block.text.strip()
+            and "".join(block.text.split()) in stated
+        )
     ]
 
 
 def code_programs(issue: IssueReport) -> list[Program]:
     """Programs from the issue's code blocks, most complete first: every block before the first
     traceback (all blocks when there is none), then the last of those alone."""
-    blocks = _code_blocks(issue)
+    blocks = code_blocks(issue)
     traceback_lines = [b.line for b in issue.code_blocks if b.is_traceback and not b.is_python]
     if traceback_lines:
         before = [b for b in blocks if b.line < traceback_lines[0]]
@@ -259,7 +316,7 @@ def _earlier_setup(
     free = set(undefined_names(program.source))
     if not free or not session.line:
         return None
-    code = _program([b for b in _code_blocks(issue) if b.line < session.line])
+    code = _program([b for b in code_blocks(issue) if b.line < session.line])
     steps = [Step(s.source) for s in code.steps] if code else []
     imports = list(code.imports) if code else []
     for earlier in before:

@@ -5,6 +5,7 @@ a value a test can compare). Pure functions."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from reprobot.validation import UNPARSABLE
@@ -64,6 +65,31 @@ def print_call(statement: str) -> ast.Call | None:
     # "register_blueprint" ends in "print" too.
     prints = name in ("print", "pprint") or name.endswith("_print") or name.startswith("print_")
     return node if prints else None
+
+
+# A printed form that is no Python: ``<class 'sympy.core.symbol.Symbol'>``, ``<Quantity 1 m>``.
+_ANGLE_REPR = re.compile(r"^<[^<>\n]+>$")
+_MAX_DISPLAY_LINES = 10
+
+
+def same_kind(text: str, shown: str) -> bool:
+    """Whether ``text``, which does not read as a Python value, is still a value of the kind a
+    statement showed: both ``<...>`` forms, on one line (``<class 'Function'>`` where the code
+    printed ``<class 'Symbol'>``) or as the first line of a display of a few lines
+    (``<xarray.DataArray ()>`` over ``array(1.)``). An expected value the issue ties to that
+    statement may be such a form; a sentence never is."""
+    a, b = text.strip().split("\n"), shown.strip().split("\n")
+    if len(text) > MAX_SHOWN_CHARS or len(a) > _MAX_DISPLAY_LINES or len(b) > _MAX_DISPLAY_LINES:
+        return False
+    if (len(a) == 1) != (len(b) == 1):
+        return False
+    return bool(_ANGLE_REPR.match(a[0].strip()) and _ANGLE_REPR.match(b[0].strip()))
+
+
+def is_shown_form(text: str) -> bool:
+    """Whether one line reads as a value a statement showed: a Python value, or a ``<...>``
+    form (``<class 'Symbol'>``); "with:" or a sentence does not."""
+    return is_value_text(text) or bool(_ANGLE_REPR.match(text.strip()))
 
 
 def is_value_text(text: str) -> bool:

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Mapping
 
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
-from reprobot.generation.drafter.snippets import Program, raising_step
+from reprobot.generation.drafter.snippets import Program, code_blocks, raising_step
 from reprobot.generation.drafter.sources import (
     TestSource,
     is_value_text,
@@ -32,7 +32,7 @@ def about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool
     if at < 0:
         return True
     sentence = issue.body.count("\n", 0, at) + 1
-    lines = sorted(b.line for b in issue.code_blocks if b.is_python and not b.is_session)
+    lines = sorted(b.line for b in code_blocks(issue))
     before = [n for n in lines if n < sentence]
     after = [n for n in lines if n > sentence]
     nearest = before[-1] if before else (after[0] if after else line)
