@@ -1,7 +1,8 @@
 """A code block, what it showed in a block or an "Actual" section of its own, and the value an
 "Expected" section right after it states: the statement must show the expected value. End to end
 on a real project made by the test: each phrasing is read, reproduced in the real sandbox with an
-expected-value oracle, and verified against a right fix and a wrong one."""
+expected-value oracle, and verified against a right fix and a wrong one. One reporter uses their
+own short name for the package without importing it (``shf``)."""
 
 from __future__ import annotations
 
@@ -91,10 +92,9 @@ OrderedDict([('owner', 'me')])
 """
 SECTIONS = """kind_of gives the wrong class for a tuple of names
 
-Running the code:
+Running the code (`shf` is how I import shelf):
 ```
-from shelf import kind_of
-print(kind_of(('a', 'b')))
+print(shf.kind_of(('a', 'b')))
 ```
 #### Expected result:
 <class 'shelf.Label'>

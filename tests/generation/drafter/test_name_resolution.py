@@ -7,9 +7,11 @@ import pytest
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
     all_exports,
+    attribute_bases,
     called_names,
     import_aliases,
     module_bindings,
+    module_name_for,
     package_exports,
     resolve_names,
     star_imported,
@@ -352,3 +354,27 @@ def test_names_the_snippets_own_star_imports_bind_are_the_reporters(layout: Test
         star_imported(["import geo", "x = (", "from geo.core import Grid"], layout, SOURCES)
         == set()
     )
+
+
+def test_a_name_used_as_a_module_is_one_the_tests_import_or_the_package_short() -> None:
+    tests = {"np": "import numpy as np", "xr": "import xarray as xr"}
+    # The tests import numpy as np: numpy itself is a module.
+    assert module_name_for("numpy", ("xarray",), tests) == "import numpy"
+    # The reporter's short names for the project's package: its first letter, then its letters
+    # in order.
+    assert module_name_for("smp", ("sympy",), {}) == "import sympy as smp"
+    assert module_name_for("sy", ("sympy",), {}) == "import sympy as sy"
+    # Not a short name of it, ambiguous, or the package itself (imported as it is elsewhere).
+    assert module_name_for("ps", ("sympy",), {}) is None
+    assert module_name_for("sp", ("sympy", "spam"), {}) is None
+    assert module_name_for("sympy", ("sympy",), {}) is None
+    assert module_name_for("S", ("sympy",), {}) is None
+
+
+def test_only_names_read_as_modules_are_taken_for_one() -> None:
+    assert attribute_bases("q = smp.symbols('q')\nx = y + 1\nz.w.v") == {"smp", "z"}
+    layout = TestLayout((), (), ("sympy",), {})
+    used = resolve_names(["smp"], layout, {}, modules_used=frozenset({"smp"}))
+    assert used.statements == ("import sympy as smp",)
+    unused = resolve_names(["smp"], layout, {})
+    assert unused.unresolved == ("smp",)

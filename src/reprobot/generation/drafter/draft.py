@@ -47,6 +47,7 @@ from pathlib import PurePosixPath
 from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
+    attribute_bases,
     called_names,
     import_aliases,
     resolve_names,
@@ -148,6 +149,7 @@ def _resolve(
             tree.test_imports,
             imports,
             tree.test_factories,
+            frozenset(attribute_bases(body)),
         )
         unresolved.extend(found.unresolved)
         for statement in found.statements:

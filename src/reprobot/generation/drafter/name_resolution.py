@@ -137,6 +137,41 @@ def called_names(source: str) -> set[str]:
     }
 
 
+def attribute_bases(source: str) -> set[str]:
+    """Names ``source`` reads attributes of (``smp.symbols``): used as a module would be."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return set()
+    return {
+        node.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
+
+
+def module_name_for(
+    name: str, packages: Sequence[str], test_imports: Mapping[str, str] | None
+) -> str | None:
+    """The import of a module a reporter names without importing it, used as a module: a module
+    the project's tests import under another name (``numpy``, which they import as ``np``), or
+    the project's own package under the reporter's short name for it (``smp`` or ``sy`` for
+    ``sympy``: its first letter, then letters of it in order)."""
+    for statement in (test_imports or {}).values():
+        words = statement.split()
+        if len(words) >= 2 and words[0] == "import" and words[1] == name:
+            return f"import {name}"
+    if len(name) < 2 or not name.isidentifier() or not name.islower():
+        return None
+    found = [p for p in packages if p != name and p[0] == name[0] and _in_order(name, p)]
+    return f"import {found[0]} as {name}" if len(found) == 1 else None
+
+
+def _in_order(short: str, word: str) -> bool:
+    letters = iter(word)
+    return all(char in letters for char in short)
+
+
 def module_bindings(source: str) -> dict[str, ast.stmt]:
     """Top-level names a module binds, each with the statement that binds it."""
     try:
@@ -288,6 +323,7 @@ def resolve_names(
     test_imports: Mapping[str, str] | None = None,
     imported: Sequence[str] = (),
     factories: Mapping[str, str] | None = None,
+    modules_used: frozenset[str] = frozenset(),
 ) -> Resolution:
     """Import (or binding) statements for ``names``; ``sources`` maps tree paths to their text
     (the package ``__init__`` files, the related test files and the modules of the tree). A
@@ -296,7 +332,8 @@ def resolve_names(
     for it most often (``imports_in_tests``); a one-letter name only from a module the code
     already imports from (``imported``, the code's import statements, or another name's). A
     called name the tests make by a factory from its own name (``factories``: ``f =
-    Function('f')``) is made that way: it has to be callable."""
+    Function('f')``) is made that way: it has to be callable. A name the snippet reads
+    attributes of (``modules_used``) and nothing binds may be a module (``module_name_for``)."""
     statements: list[str] = []
     unresolved: list[str] = []
     if exports is None:
@@ -320,6 +357,8 @@ def resolve_names(
         if statement is not None and len(name) == 1 and _source_module(statement) not in modules:
             statement = None
         statement = made or statement
+        if statement is None and name in modules_used:
+            statement = module_name_for(name, layout.packages, test_imports)
         if statement is None:
             unresolved.append(name)
         elif statement not in statements:
