@@ -150,3 +150,18 @@ def test_a_verdict_is_s_against_an_empty_base() -> None:
     for before, after in [({"a": F}, {"a": P}), ({"a": F, "b": P}, {"a": P, "b": F})]:
         graded = transitions(before, after)
         assert is_success(graded) == succeeds(categorise(before, after))
+
+
+def test_a_module_that_collects_on_one_side_only_is_counted_by_its_tests() -> None:
+    """Before the fix the new test module cannot import what the fix adds (its file's id
+    errors); after it, its tests pass: they go F->P, and the file's id is no test of its own."""
+    pre = {"tests/test_new.py": E}
+    post = {"tests/test_new.py::test_a": P, "tests/test_new.py::test_b": P}
+    assert categorise(pre, post) == report(
+        f2p={"tests/test_new.py::test_a", "tests/test_new.py::test_b"}
+    )
+    assert succeeds(categorise(pre, post, Reading.HARNESS))
+    # A module whose tests never ran anywhere still counts by its id: it errors on both sides.
+    assert categorise({"tests/test_x.py": E}, {"tests/test_x.py": E}) == report(
+        f2f={"tests/test_x.py"}
+    )

@@ -7,7 +7,8 @@ marked as an expected failure):
 - F→P: F or x before, P after; P→P: P on both sides;
 - P→F: P before, anything but P after; F→F: everything else that does not pass after;
 - a test skipped or absent on both sides is in no category (the harness's log parsers never name
-  a skipped test).
+  a skipped test), nor is a module's own id when it failed to collect on one side and its tests
+  ran on the other (a golden test module importing a name only the fix adds): its tests are.
 
 **S**: the F→P tests strictly include the base's, and there is no P→F and no F→F test beyond
 the base's. In the benchmark the base is the project's existing tests of the prediction's files
@@ -58,8 +59,14 @@ def categorise(
 ) -> Categories:
     """Sort the tests of a pre/post pair of runs into F->P, P->P, P->F and F->F."""
     out: Categories = {F2P: set(), P2P: set(), P2F: set(), F2F: set()}
-    for test in set(pre) | set(post):
+    ids = set(pre) | set(post)
+    # A module that failed to collect on one side is reported by its file's id; where its tests
+    # ran on the other side, they are what went from one side to the other, not the file.
+    with_tests = {t.split("::", 1)[0] for t in ids if "::" in t}
+    for test in ids:
         if pre.get(test) in _UNSEEN and post.get(test) in _UNSEEN:
+            continue
+        if "::" not in test and test in with_tests:
             continue
         before, after = state(pre.get(test), reading), state(post.get(test), reading)
         if after == "P":
