@@ -126,28 +126,23 @@ def bound_names(source: str) -> set[str]:
 
 def called_names(source: str) -> set[str]:
     """Names ``source`` calls (``f(...)``): a module of that name is not what it means."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return set()
-    return {
-        node.func.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    }
+    return _names_under(source, ast.Call, "func")
 
 
 def attribute_bases(source: str) -> set[str]:
     """Names ``source`` reads attributes of (``smp.symbols``): used as a module would be."""
+    return _names_under(source, ast.Attribute, "value")
+
+
+def _names_under(source: str, kind: type[ast.AST], field: str) -> set[str]:
+    """The bare names in ``field`` of every ``kind`` node of ``source`` (none if it does not
+    parse)."""
     try:
         tree = ast.parse(source)
     except UNPARSABLE:
         return set()
-    return {
-        node.value.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-    }
+    found = (getattr(node, field) for node in ast.walk(tree) if isinstance(node, kind))
+    return {name.id for name in found if isinstance(name, ast.Name)}
 
 
 def module_name_for(

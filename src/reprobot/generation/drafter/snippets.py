@@ -16,6 +16,7 @@ from reprobot.generation.drafter.name_resolution import bound_names, undefined_n
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.drafter.printed_output import block_output, output_after
 from reprobot.generation.drafter.sources import is_shown_form
+from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation import UNPARSABLE, UNREADABLE
 
@@ -176,6 +177,7 @@ def _program(blocks: list[CodeBlock], issue: IssueReport | None = None) -> Progr
     imports: list[str] = []
     steps: list[Step] = []
     last_line = 0
+    sections = _sections(issue) if issue is not None else {}
     for block in blocks:
         fixed = repair(block.text)
         if fixed is None:
@@ -188,12 +190,39 @@ def _program(blocks: list[CodeBlock], issue: IssueReport | None = None) -> Progr
             # A comment showing what the line printed makes it a session step in all but form.
             output, wrong = statement_output(lines, node)
             steps.append(Step(text, output or shown.get(k, ""), wrong))
-        if body and issue is not None:
-            steps[-1] = _with_sections(issue, block, steps[-1])
+        if body and block.line in sections:
+            steps[-1] = _with_section(steps[-1], sections[block.line])
         last_line = block.line if body else last_line
     if not steps:
         return None
     return Program("code", tuple(dict.fromkeys(imports)), tuple(steps), last_line)
+
+
+def _sections(issue: IssueReport) -> dict[int, list[Expectation]]:
+    """By the line of a code block, the expected/actual sections that follow it before any other
+    code ("#### Expected result: ... #### Actual result: <class 'Symbol'>")."""
+    lines = sorted(b.line for b in code_blocks(issue))
+    out: dict[int, list[Expectation]] = {}
+    for expectation in issue.expectations:
+        at = issue.line_of(expectation.source)
+        before = [n for n in lines if at is not None and n < at]
+        if before:
+            out.setdefault(before[-1], []).append(expectation)
+    return out
+
+
+def _with_section(step: Step, sections: list[Expectation]) -> Step:
+    """``step``, the last statement of its block, with what the sections after the block say of
+    it: the actual value as its output when the issue shows none, and the expected value."""
+    if not step.is_expression or _is_constant(step.source):
+        return step
+    output, expected = step.output, ""
+    for section in sections:
+        actual = (section.actual or "").strip().strip("`").strip()
+        if not output and actual and is_shown_form(actual):
+            output = actual
+        expected = expected or (section.expected or "").strip().strip("`").strip()
+    return Step(step.source, output, step.marked, expected)
 
 
 def _is_constant(statement: str) -> bool:
@@ -202,28 +231,6 @@ def _is_constant(statement: str) -> bool:
         return isinstance(ast.parse(statement.strip(), mode="eval").body, ast.Constant)
     except UNPARSABLE:
         return False
-
-
-def _with_sections(issue: IssueReport, block: CodeBlock, step: Step) -> Step:
-    """``step``, the last statement of ``block``, with what the expected/actual sections right
-    after the block (before any other code) say of it: the actual value as its output when the
-    issue shows none, and the expected value ("#### Expected result: ... #### Actual result:
-    <class 'Symbol'>")."""
-    if not step.is_expression or _is_constant(step.source):
-        return step
-    later = [b.line for b in code_blocks(issue) if b.line > block.line]
-    end = min(later, default=issue.body.count("\n") + 2)
-    output, expected = step.output, ""
-    for expectation in issue.expectations:
-        first = expectation.source.split("\n", 1)[0].strip()
-        at = issue.body.find(first) if first else -1
-        if at < 0 or not block.line < issue.body.count("\n", 0, at) + 1 < end:
-            continue
-        actual = (expectation.actual or "").strip().strip("`").strip()
-        if not output and actual and is_shown_form(actual):
-            output = actual
-        expected = expected or (expectation.expected or "").strip().strip("`").strip()
-    return Step(step.source, output, step.marked, expected)
 
 
 def code_blocks(issue: IssueReport) -> list[CodeBlock]:

@@ -27,11 +27,9 @@ def about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool
     "```f = ...; trigsimp(f)``` Ideally, this would yield `sin(k)` ... ```g = ...```" is about
     the first block, not the last. A sentence not found in the body (the title) says nothing
     of its place."""
-    first = expectation.source.split("\n", 1)[0].strip()
-    at = issue.body.find(first) if line and first else -1
-    if at < 0:
+    sentence = issue.line_of(expectation.source) if line else None
+    if sentence is None:
         return True
-    sentence = issue.body.count("\n", 0, at) + 1
     lines = sorted(b.line for b in code_blocks(issue))
     before = [n for n in lines if n < sentence]
     after = [n for n in lines if n > sentence]

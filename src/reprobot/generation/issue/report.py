@@ -150,6 +150,13 @@ class IssueReport:
     def output_blocks(self) -> tuple[CodeBlock, ...]:
         return tuple(block for block in self.code_blocks if block.is_output)
 
+    def line_of(self, text: str) -> int | None:
+        """The body line (1-based) where ``text``'s first line first stands; None when the body
+        does not hold it (words of the title)."""
+        first = text.split("\n", 1)[0].strip()
+        at = self.body.find(first) if first else -1
+        return self.body.count("\n", 0, at) + 1 if at >= 0 else None
+
     @property
     def final_traceback(self) -> Traceback | None:
         """The last traceback: with chained exceptions, the one that reached the user."""
