@@ -130,7 +130,11 @@ def test_no_host_secret_visible(
         monkeypatch.setenv(name, value)
     git_token = f"ghs_{uuid.uuid4().hex}"
     remote = f"https://x-access-token:{git_token}@example.invalid/r.git"
-    host_paths = [str(tiny_repo.resolve()), str(Path.cwd().resolve()), str(tiny_repo.parent)]
+    host_paths = [
+        str(tiny_repo.resolve()),
+        str(Path(__file__).resolve().parent),
+        str(tiny_repo.parent),
+    ]
     needles = [*secrets.values(), git_token, *host_paths]
     encoded = [base64.b64encode(n.encode()).decode() for n in needles]
     git(tiny_repo, "remote", "add", "origin", remote)
