@@ -248,3 +248,42 @@ def test_each_statement_a_session_shows_raising_is_a_test_of_its_own(
     # The second starts without the first: it raised there, and would stop the test here.
     assert raises[1].rstrip().endswith("parse_number(' 4')")
     assert "parse_number('-3')" not in raises[1]
+
+
+# A template's "what happened" section holds the session that shows the wrong value; the
+# "expected" section states the right one, in words around a code span or bare.
+_WHAT_HAPPENED = (
+    "### What happened?\n\n```pycon\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n\n"
+    "### What did you expect to happen?\n\n{expected}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "expected", ["1.5", "The mean of the values: `1.5`.", "**Expected behaviour**: `1.5`"]
+)
+def test_a_template_section_holding_the_session_ties_its_expected_value_to_it(
+    snapshot: RepoSnapshot, expected: str
+) -> None:
+    out = draft(("mean truncates", _WHAT_HAPPENED.format(expected=expected)), snapshot)
+    drafts = by_method(out)
+    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+    assert out.wrong_values == ("1",)
+
+
+def test_a_section_of_words_alone_gives_no_expected_value(snapshot: RepoSnapshot) -> None:
+    text = _WHAT_HAPPENED.format(expected="The mean, not the floor of it.")
+    assert list(by_method(draft(("mean truncates", text), snapshot))) == ["issue-session-value"]
+
+
+def test_a_sentence_after_code_states_what_it_gave_and_what_it_should(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "```python\nfrom calc import mean\nmean([1, 2])\n```\n\n"
+        "I would expect the output `1.5` but instead I get `1`.\n"
+    )
+    drafts = by_method(draft(("mean truncates", body), snapshot))
+    assert "issue-session-expected" in drafts
+    text = module_of(drafts["issue-session-expected"])
+    assert "result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in text

@@ -45,6 +45,8 @@ def test_stated_returns_reads_expected_calls_and_values() -> None:
         "`half_up(` should return `1`",  # not an expression
         "`half_up(2.5)` and then, after a lot of unrelated words here, should be `3`",  # too far
         "I expected half_up(2.5) to return 3",  # not code spans
+        # The value a code block showed, then the one expected: no call in either span.
+        "returns `(0, 4)`, but it should return `(0, 8)`.",
     ],
 )
 def test_stated_returns_ignores_lines_that_state_no_call(line: str) -> None:

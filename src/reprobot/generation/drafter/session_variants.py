@@ -33,6 +33,7 @@ from reprobot.generation.drafter.sources import (
     printed,
     same_kind,
     squash,
+    stated_value,
 )
 from reprobot.generation.drafter.stated import about_block
 from reprobot.generation.drafter.stated_phrases import stated_returns
@@ -153,9 +154,10 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             issue, expectation, program.last_block_line
         ):
             continue
-        actual = squash(expectation.actual.strip().strip("`")) if expectation.actual else ""
-        if expectation.expected and (not actual or actual in squash(value)):
-            expected = expectation.expected.strip().strip("`")
+        if expectation.expected and _ties(expectation.actual, step, value):
+            expected = stated_value(expectation.expected, value) or expectation.expected.strip(
+                "` \n"
+            )
             if is_value_text(expected) or same_kind(expected, value):
                 out.append(
                     TestSource(
@@ -167,6 +169,18 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
                 )
                 break
     return out
+
+
+def _ties(actual: str | None, step: Step, value: str) -> bool:
+    """Whether a stated actual behaviour is what ``step`` showed: none stated, the value itself
+    ("Actual: `{x, y}`"), or a section holding the step and its output ("What happened?" over
+    the session that shows it)."""
+    if not actual:
+        return True
+    said = squash(actual.strip().strip("`"))
+    if said in squash(value):
+        return True
+    return bool(value) and squash(step.source) in said and squash(value) in said
 
 
 # Values a program shows that become variants once the fix is known: the last few, as the
@@ -294,10 +308,10 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
         and introduced_as_wrong(issue, program.last_block_line)
     ):
         return True
-    output = squash(step.output)
     for expectation in issue.expectations:
-        if expectation.actual and squash(expectation.actual.strip("`")) in output:
+        if expectation.actual and _ties(expectation.actual, step, step.output.strip()):
             return True
+    output = squash(step.output)
     return any(
         squash(call) == squash(step.source) and squash(value) != output
         for call, value in stated_returns(issue)

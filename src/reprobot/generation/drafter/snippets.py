@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.drafter.printed_output import block_output, output_after
-from reprobot.generation.drafter.sources import is_shown_form
+from reprobot.generation.drafter.sources import stated_value
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation import UNPARSABLE, UNREADABLE
@@ -218,10 +218,12 @@ def _with_section(step: Step, sections: list[Expectation]) -> Step:
         return step
     output, expected = step.output, ""
     for section in sections:
-        actual = (section.actual or "").strip().strip("`").strip()
-        if not output and actual and is_shown_form(actual):
+        # "... but instead I get `'F(2, x)'`": the value in the words, not the words.
+        actual = stated_value(section.actual or "")
+        if not output and actual:
             output = actual
-        expected = expected or (section.expected or "").strip().strip("`").strip()
+        if not expected and section.expected:
+            expected = stated_value(section.expected, output) or section.expected.strip("` \n")
     return Step(step.source, output, step.marked, expected)
 
 

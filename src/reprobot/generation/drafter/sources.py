@@ -92,6 +92,62 @@ def is_shown_form(text: str) -> bool:
     return is_value_text(text) or bool(_ANGLE_REPR.match(text.strip()))
 
 
+# A code span of prose: "I would expect the output `'F(x, 2)'`".
+_SPAN = re.compile(r"`([^`\n]{1,300})`")
+
+
+def stated_value(text: str, shown: str = "") -> str | None:
+    """The value a stated expected or actual text gives: the whole text when it reads as a
+    shown value (``5``, ```<class 'Symbol'>```), else its one code span that is a value of the
+    kind ``shown`` is, or, with nothing shown, a literal ("I would expect the output
+    `'F(x, 2)'`"). A span naming an API ("via `io.fits.Card`") and words alone give none."""
+    whole = text.strip().strip("`").strip()
+    if whole and is_shown_form(whole):
+        return whole
+    found = [s.strip() for s in _SPAN.findall(text) if _is_stated_value(s.strip(), shown)]
+    return found[0] if len(dict.fromkeys(found)) == 1 else None
+
+
+def _is_stated_value(span: str, shown: str) -> bool:
+    if not span or not is_shown_form(span):
+        return False
+    if shown:
+        kind = _python_kind(span)
+        return same_kind(span, shown) or (
+            kind not in ("", "Name", "Attribute") and kind == _python_kind(shown)
+        )
+    return is_literal(span) or bool(_ANGLE_REPR.match(span))
+
+
+# literal_eval raises TypeError on some operations of constants ("1 + 'a'").
+_NOT_LITERAL: tuple[type[Exception], ...] = (*UNPARSABLE, TypeError)
+
+
+def is_literal(text: str) -> bool:
+    """Whether ``text`` is a Python literal (``(0, 4)``, ``'a'``, ``-1.5``): a value, never a
+    call of the project."""
+    try:
+        ast.literal_eval(text.strip())
+    except _NOT_LITERAL:
+        return False
+    return True
+
+
+def _python_kind(text: str) -> str:
+    """What sort of Python value ``text`` writes (``number``, ``str``, ``Tuple``, ``Call``), or
+    "" when it writes none: a span of the sort a statement showed is a value of its kind."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except UNPARSABLE:
+        return ""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        number = isinstance(node.value, int | float | complex) and not isinstance(node.value, bool)
+        return "number" if number else type(node.value).__name__
+    return type(node).__name__
+
+
 def is_value_text(text: str) -> bool:
     """Whether an expected value the issue's words give reads as a value a test can compare:
     one short line that parses as a Python expression (``2.5``, ``'a-b'``, ``x**2 + 1``), not a

@@ -11,6 +11,7 @@ import ast
 import itertools
 import re
 
+from reprobot.generation.drafter.sources import is_literal
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import IssueReport
 from reprobot.validation import UNPARSABLE
@@ -41,7 +42,15 @@ def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
             sentence = re.split(r"[.!?]\s", line[: right.start()])[-1]
             if hedged(sentence):
                 continue
-            if "(" in call and _parses(call) and value and len(value) <= 200:
+            # "```...``` returns `(0, 4)`, but it should return `(0, 8)`": a literal is the
+            # value shown, not a call.
+            if (
+                "(" in call
+                and _parses(call)
+                and not is_literal(call)
+                and value
+                and len(value) <= 200
+            ):
                 found.append((call, value))
     return found
 

@@ -1,0 +1,163 @@
+"""Values an issue states in words around a code span, or under an issue template's headings,
+tied to the statement that showed the wrong one: a template's "What happened?" section holding the
+session, its "What did you expect to happen?" section the right value (bare or in a sentence); a
+sentence after the code ("I would expect the output `X` but instead I get `Y`", "returns `Y`, but
+it should return `X`"). End to end on a real project made by the test: each phrasing is read,
+reproduced in the real sandbox with an expected-value oracle, and verified against a right fix
+and a wrong one."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.pool.reproduce import reproduce
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
+from reprobot.validation.results.oracles import OracleKind
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+from tests.support.repos import make_repo, pyproject
+
+NAME = "example/tally"
+FMT = '    return "%s(%s)" % (name, ", ".join(map(str, reversed(args))))\n'
+MEAN = "    return sum(values) // len(values)\n"
+SPAN = "    return (0, len(text) // 2)\n"
+MODULE = f'''def fmt(name, *args):
+    """``name(args...)`` as text."""
+{FMT}
+
+def mean(values):
+{MEAN}
+
+def span(text):
+    """The first and last index of ``text``, the last one past its end."""
+{SPAN}'''
+
+
+def _edit(old: str, new: str) -> Patch:
+    changed = MODULE.replace(old, new.rstrip("\n") + "\n")
+    assert changed != MODULE
+    lines = difflib.unified_diff(
+        MODULE.splitlines(keepends=True),
+        changed.splitlines(keepends=True),
+        "a/tally/__init__.py",
+        "b/tally/__init__.py",
+    )
+    return Patch("".join(lines), name="fix.diff")
+
+
+TEMPLATE = """fmt writes the arguments backwards
+
+### What happened?
+
+```pycon
+>>> from tally import fmt
+>>> fmt("F", "x", 2)
+'F(2, x)'
+```
+
+### What did you expect to happen?
+
+'F(x, 2)'
+
+### Anything else we need to know?
+
+_No response_
+"""
+OBSERVED = """mean drops the fraction
+
+**Observed behaviour**
+
+```pycon
+>>> import tally
+>>> tally.mean([1, 2])
+1
+```
+
+**Expected behaviour**
+
+The mean of the values, `1.5`, as `statistics.mean` gives.
+"""
+SENTENCE = """span stops half way
+
+```python
+from tally import span
+span("abcdefgh")
+```
+
+I would expect the output `(0, 8)` but instead I get `(0, 4)`.
+"""
+RETURNS = """span stops half way
+
+```python
+import tally
+tally.span("abcdefgh")
+```
+returns `(0, 4)`, but it should return `(0, 8)`.
+"""
+
+RIGHT_SPAN = _edit(SPAN, "    return (0, len(text))")
+WRONG_SPAN = _edit(SPAN, "    return (0, len(text) - 1)")
+CASES = {
+    # (issue, the fix that does what it expects, one that changes the value to another)
+    "template": (
+        TEMPLATE,
+        _edit(FMT, '    return "%s(%s)" % (name, ", ".join(map(str, args)))'),
+        _edit(FMT, '    return "%s(%s)" % (name, "; ".join(map(str, args)))'),
+    ),
+    "observed": (
+        OBSERVED,
+        _edit(MEAN, "    return sum(values) / len(values)"),
+        _edit(MEAN, "    return round(sum(values) / len(values) + 0.01, 2)"),
+    ),
+    "sentence": (SENTENCE, RIGHT_SPAN, WRONG_SPAN),
+    "returns": (RETURNS, RIGHT_SPAN, WRONG_SPAN),
+}
+
+
+@pytest.fixture(scope="module")
+def tally_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(
+        tmp_path_factory.mktemp("tally") / "tally",
+        {
+            "pyproject.toml": pyproject("tally", 'requires-python = ">=3.9"\n'),
+            "tally/__init__.py": MODULE,
+            "tests/__init__.py": "",
+            "tests/test_tally.py": (
+                "import tally\n\n\ndef test_mean():\n    assert tally.mean([2, 4]) == 3\n"
+            ),
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def tally_env(docker_client: docker.DockerClient, tally_repo: Path, settings: Settings) -> EnvImage:
+    snapshot = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
+    return ensure_environment(docker_client, EnvSpec(python="3.11"), snapshot, settings)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_stated_value_is_asserted_and_only_a_fix_giving_it_is_verified(
+    case: str,
+    docker_client: docker.DockerClient,
+    tally_repo: Path,
+    tally_env: EnvImage,
+    settings: Settings,
+) -> None:
+    text, right, wrong = CASES[case]
+    base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
+    result = reproduce(read_issue(text), base, tally_env, settings, client=docker_client)
+    assert result.reproduced, result.to_json()["candidates"]
+    assert result.chosen is not None and result.chosen.oracle is not None
+    assert result.chosen.oracle.kind is OracleKind.EXPECTED, result.test_patch
+    tests = Patch(result.test_patch, name="tests.diff")
+
+    assert verify(docker_client, tally_env, base, tests, fix=right).status == "verified"
+    assert verify(docker_client, tally_env, base, tests, fix=wrong).status == "not_verified"
