@@ -1,10 +1,14 @@
 """Values an issue states in words around a code span, or under an issue template's headings,
-tied to the statement that showed the wrong one: a template's "What happened?" section holding the
-session, its "What did you expect to happen?" section the right value (bare or in a sentence); a
-sentence after the code ("I would expect the output `X` but instead I get `Y`", "returns `Y`, but
-it should return `X`"). End to end on a real project made by the test: each phrasing is read,
-reproduced in the real sandbox with an expected-value oracle, and verified against a right fix
-and a wrong one."""
+tied to the statement that showed the wrong one:
+
+- a template's "What happened?" section holding the session, and its "What did you expect to
+  happen?" section the right value (bare, in a sentence, or an IPython ``Out[2]:`` line);
+- "`Y` instead of `X`" after the session;
+- a sentence after the code ("I would expect the output `X` but instead I get `Y`", "returns
+  `Y`, but it should return `X`").
+
+End to end on a real project made by the test: each phrasing is read, reproduced in the real
+sandbox with an expected-value oracle, and verified against a right fix and a wrong one."""
 
 from __future__ import annotations
 
@@ -102,21 +106,46 @@ tally.span("abcdefgh")
 ```
 returns `(0, 4)`, but it should return `(0, 8)`.
 """
+INSTEAD = """fmt writes the arguments backwards
+
+```
+>>> import tally
+>>> tally.fmt("F", "x", 2)
+'F(2, x)'
+```
+The result is `'F(2, x)'` instead of `'F(x, 2)'`, which breaks our parser.
+"""
+IPYTHON = """mean drops the fraction
+
+### Describe the bug
+The mean is rounded down.
+
+### To Reproduce
+```python
+In [1]: from tally import mean
+
+In [2]: mean([1, 2])
+Out[2]: 1
+```
+
+### Expected behavior
+```python
+Out[2]: 1.5
+```
+"""
 
 RIGHT_SPAN = _edit(SPAN, "    return (0, len(text))")
 WRONG_SPAN = _edit(SPAN, "    return (0, len(text) - 1)")
+RIGHT_FMT = _edit(FMT, '    return "%s(%s)" % (name, ", ".join(map(str, args)))')
+WRONG_FMT = _edit(FMT, '    return "%s(%s)" % (name, "; ".join(map(str, args)))')
+RIGHT_MEAN = _edit(MEAN, "    return sum(values) / len(values)")
+WRONG_MEAN = _edit(MEAN, "    return round(sum(values) / len(values) + 0.01, 2)")
 CASES = {
     # (issue, the fix that does what it expects, one that changes the value to another)
-    "template": (
-        TEMPLATE,
-        _edit(FMT, '    return "%s(%s)" % (name, ", ".join(map(str, args)))'),
-        _edit(FMT, '    return "%s(%s)" % (name, "; ".join(map(str, args)))'),
-    ),
-    "observed": (
-        OBSERVED,
-        _edit(MEAN, "    return sum(values) / len(values)"),
-        _edit(MEAN, "    return round(sum(values) / len(values) + 0.01, 2)"),
-    ),
+    "template": (TEMPLATE, RIGHT_FMT, WRONG_FMT),
+    "observed": (OBSERVED, RIGHT_MEAN, WRONG_MEAN),
+    "instead": (INSTEAD, RIGHT_FMT, WRONG_FMT),
+    "ipython": (IPYTHON, RIGHT_MEAN, WRONG_MEAN),
     "sentence": (SENTENCE, RIGHT_SPAN, WRONG_SPAN),
     "returns": (RETURNS, RIGHT_SPAN, WRONG_SPAN),
 }

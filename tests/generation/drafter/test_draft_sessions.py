@@ -287,3 +287,27 @@ def test_a_sentence_after_code_states_what_it_gave_and_what_it_should(
     assert "issue-session-expected" in drafts
     text = module_of(drafts["issue-session-expected"])
     assert "result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in text
+
+
+def test_a_sentence_saying_instead_of_after_the_session_gives_the_expected_value(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "```pycon\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+        "The result is `1` instead of `1.5`, as in numpy.\n"
+    )
+    drafts = by_method(draft(("mean truncates", body), snapshot))
+    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+
+
+def test_an_ipython_output_under_expected_behaviour_is_the_expected_value_not_code(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "### To Reproduce\n```python\nIn [1]: from calc import mean\n\nIn [2]: mean([1, 2])\n"
+        "Out[2]: 1\n```\n\n### Expected behavior\n```python\nOut[2]: 1.5\n```\n"
+    )
+    drafts = by_method(draft(("mean truncates", body), snapshot))
+    assert "issue-code" not in drafts
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])

@@ -41,3 +41,8 @@ def test_a_span_naming_an_api_is_no_value() -> None:
     assert stated_value("via `io.fits.Card`", "'HIERARCH ESO'") is None
     # A number is a number, whole or not.
     assert stated_value("the mean, `1.5`", "1") == "1.5"
+
+
+def test_an_ipython_output_line_states_the_value_after_its_prompt() -> None:
+    assert stated_value("Out[2]: 'F(x, 2)'") == "'F(x, 2)'"
+    assert stated_value("Out[]: 1.5") == "1.5"

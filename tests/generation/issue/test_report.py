@@ -228,6 +228,14 @@ def test_instead_of_means_actual_first() -> None:
     assert pair(parse(body)) == {("`0`", "`None`"), ("3", "raises")}
 
 
+def test_a_comma_inside_a_code_span_ends_no_clause() -> None:
+    body = (
+        "The result is `'F(2, x)'` instead of `'F(x, 2)'`.\n"
+        "`span(s)` gives `(0, 4)` instead of `(0, 8)`, which breaks slicing.\n"
+    )
+    assert pair(parse(body)) == {("`'F(x, 2)'`", "`'F(2, x)'`"), ("`(0, 8)`", "`(0, 4)`")}
+
+
 def test_title_phrasings() -> None:
     report = parse_issue("to_celsius(212) gives 99.9 rather than 100", "")
     assert report.expectations == (

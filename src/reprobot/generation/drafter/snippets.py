@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.drafter.printed_output import block_output, output_after
-from reprobot.generation.drafter.sources import stated_value
+from reprobot.generation.drafter.sources import OUT_PROMPT, stated_value
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
 from reprobot.validation import UNPARSABLE, UNREADABLE
@@ -258,6 +258,8 @@ def code_blocks(issue: IssueReport) -> list[CodeBlock]:
         and not block.is_traceback
         and (block.language or "") not in ("diff", "patch")
         and id(block) not in shown
+        # An IPython output alone ("Out[2]: 'F(x, 2)'" under "Expected behavior") is a value.
+        and not all(OUT_PROMPT.match(line) for line in block.text.strip().split("\n"))
         and not (
             block.language is None
             and "\n" not in block.text.strip()

@@ -92,6 +92,7 @@ def is_shown_form(text: str) -> bool:
     return is_value_text(text) or bool(_ANGLE_REPR.match(text.strip()))
 
 
+OUT_PROMPT = re.compile(r"^Out\[\d{0,6}\]:[ \t]*")
 # A code span of prose: "I would expect the output `'F(x, 2)'`".
 _SPAN = re.compile(r"`([^`\n]{1,300})`")
 
@@ -101,7 +102,8 @@ def stated_value(text: str, shown: str = "") -> str | None:
     shown value (``5``, ```<class 'Symbol'>```), else its one code span that is a value of the
     kind ``shown`` is, or, with nothing shown, a literal ("I would expect the output
     `'F(x, 2)'`"). A span naming an API ("via `io.fits.Card`") and words alone give none."""
-    whole = text.strip().strip("`").strip()
+    # An IPython output line ("Out[2]: 'F(x, 2)'") states the value after its prompt.
+    whole = OUT_PROMPT.sub("", text.strip().strip("`").strip(), count=1)
     if whole and is_shown_form(whole):
         return whole
     found = [s.strip() for s in _SPAN.findall(text) if _is_stated_value(s.strip(), shown)]

@@ -68,6 +68,8 @@ _VALUE_NOUNS = frozenset(
 )
 _SPAN_AND_STOP = re.compile(r"^(`[^`\n]+`)\s*[.,;!]$")
 _LEADING_SPAN = re.compile(r"`[^`\n]{1,118}`")
+_MODAL = re.compile(r"\b(?:should|would|must|ought|expect(?:ed|ing)?|want(?:ed)?|need(?:ed)?)\b")
+_ANY_SPAN = re.compile(r"`[^`\n]{1,300}`")
 _SPLIT_ACTUAL = re.compile(r"[,;]?[ \t]+(?:but|got|received|found|instead(?![ \t]+of\b))[ \t]+")
 _VERBS = frozenset(
     {"returns", "return", "returned", "gives", "give", "gave", "raises", "raise", "raised"}
@@ -217,6 +219,12 @@ def _clause(line: str, start: int, end: int) -> tuple[int, int]:
     return begin, stop.start() if stop else min(len(line), end + _WINDOW)
 
 
+def _masked(text: str) -> str:
+    """``text`` with the inside of its code spans blanked, same length: what is code is no
+    punctuation of the sentence."""
+    return _ANY_SPAN.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", text)
+
+
 def _sane(expected: str, actual: str) -> bool:
     return 0 < len(expected) <= 200 and 0 < len(actual) <= 200
 
@@ -236,13 +244,19 @@ def stated_in_line(line: str) -> Iterator[Expectation]:
         while at >= 0:
             begin, stop = _clause(line, at, at + len(word))
             verbs = list(_OUTCOME_VERB.finditer(low, begin, at))
-            if verbs and at > 0 and _starts(low, at):
+            # "should return `[1, 2]` rather than `[2, 1]`" states what is expected first: the
+            # "should" reading below has it.
+            modal = bool(verbs) and _MODAL.search(low, begin, verbs[-1].start()) is not None
+            if verbs and at > 0 and _starts(low, at) and not modal:
                 # "it raises instead of returning 3": the verb itself is what happened
                 actual = line[verbs[-1].end() : at].strip(" ,:") or verbs[-1].group()
                 expected = _drop_words(line[at + len(word) : stop].strip(" ,:"), _ING, 1)
-                expected = re.split(r",| but ", expected, maxsplit=1)[0].strip()
+                # A comma inside a code span (`'F(x, 2)'`) ends no clause.
+                cut = re.search(r",| but ", _masked(expected))
+                expected = (expected[: cut.start()] if cut else expected).strip()
                 # A verb across a comma or "but" belongs to another clause.
-                if "," not in actual and " but " not in actual and _sane(expected, actual):
+                bare = _masked(actual)
+                if "," not in bare and " but " not in bare and _sane(expected, actual):
                     yield Expectation(expected, actual, line[begin:stop].strip())
             at = low.find(word, at + len(word))
     at = low.find("should ")
