@@ -12,6 +12,7 @@ from reprobot.generation.drafter.command_line import (
     cli_case,
     cli_test_body,
     loose_pattern,
+    says_something,
     split_command,
 )
 from reprobot.generation.drafter.directory_tree import listed_files
@@ -549,3 +550,30 @@ def test_a_runner_crash_line_must_go_while_the_same_error_may_fail_a_test(tmp_pa
     # Fixed: the runner reports the test's failure, with the same exception inside it.
     failed = CliCase(_printing(f"E   >  {line}"), (), {}, (line,), (), at_line_start=True)
     run_body(failed, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "$",
+        ">>>",
+        "Python 3.10.2 (main, Feb  2 2022, 06:19:27) [Clang 13.0.0 (clang-1300.0.29.3)] on darwin",
+        "run at 2022-02-02 06:19:27",
+        "<Gizmo object at 0x7f3a2c1d9e80>",
+    ],
+)
+def test_lines_only_the_reporters_machine_prints_are_not_asserted(line: str) -> None:
+    assert not says_something(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "a.py:1:0: C0114: Missing module docstring (missing-module-docstring)",
+        "ValueError: bad escape \\p at position 1",
+        "SKIPPED [1] test_it.py:3: unconditional skip",
+        r"C:\Users\jane\proj\a.py:1:0: C0114: Missing module docstring",
+    ],
+)
+def test_lines_about_the_project_are_asserted(line: str) -> None:
+    assert says_something(line)

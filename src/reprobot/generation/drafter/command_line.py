@@ -105,8 +105,24 @@ def _output_lines(block: CodeBlock) -> list[str]:
     return [
         line.rstrip()
         for line in block.text.split("\n")
-        if not _PROMPT.match(line) and not _GENERIC.match(line.strip())
+        if not _PROMPT.match(line) and not _GENERIC.match(line.strip()) and says_something(line)
     ]
+
+
+# What only the reporter's machine prints: an interpreter banner, a date or clock time, an
+# object's address. A test asserting on it asserts on their machine. (Paths are matched with any
+# prefix by ``loose_pattern``.)
+_MACHINE = re.compile(
+    r"^\s*Python \d+\.\d+\S* \(|\[(?:GCC|Clang|MSC) |\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}\b|\b0x[0-9a-fA-F]{6,}\b"
+)
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def says_something(line: str) -> bool:
+    """Whether an output line says something of the project a test may assert on: a few
+    letters at least (not a bare prompt ``$``), and nothing only the reporter's machine prints."""
+    return len(_LETTERS.findall(line)) >= 3 and not _MACHINE.search(line)
 
 
 def loose_pattern(line: str) -> str:

@@ -80,6 +80,7 @@ from reprobot.generation.drafter.variants import builders
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.repo.exercised import definitions, exercised_module, own_tests_folder
 from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
     layout_of,
@@ -116,7 +117,10 @@ def tree_context(
     exports = all_exports(layout, python_files)
     imported = imports_in_tests(layout.test_files, python_files)
     made = factories_in_tests(layout.test_files, python_files)
-    return TreeContext(layout, python_files, manifests, related, aliases, exports, imported, made)
+    defined = definitions(python_files, layout)
+    return TreeContext(
+        layout, python_files, manifests, related, aliases, exports, imported, made, defined
+    )
 
 
 def _resolve(
@@ -188,6 +192,16 @@ def test_sources(
     return sources, wrong, skipped
 
 
+def _test_folder(sources: Sequence[TestSource], tree: TreeContext) -> str | None:
+    """The folder of the project's tests of the code the drafts exercise (the first draft that
+    names one), or None to place them by the issue's words."""
+    for source in sources:
+        module = exercised_module(source.body, source.imports, tree.layout, tree.definitions)
+        if module is not None and (folder := own_tests_folder(module, tree.layout)) is not None:
+            return folder
+    return None
+
+
 def draft_from_issue(
     issue: IssueReport,
     snapshot: RepoSnapshot,
@@ -204,21 +218,23 @@ def draft_from_issue(
     drafts: list[Draft] = []
     seen: set[str] = set()
     taken: list[str] = []
+    folder = _test_folder(sources, tree)
     # Every draft goes to the same folder: the fixtures its conftest.py files offer (pytest's
     # alone: a TestCase method asks for none).
     fixtures = (
         visible_fixtures(
-            new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1]), tree.python_files
+            new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1], folder),
+            tree.python_files,
         )
         if style.is_pytest
         else frozenset()
     )
     # A reporter's Django model needs a module of an app with models of its own: Django creates
     # tables for an app without migrations only when it has a models module.
-    alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1])
-    folder = str(PurePosixPath(alone).parent)
+    alone = new_test_path(issue, tree.layout, stem, (), tree.related_tests[:1], folder)
+    app = PurePosixPath(alone).parent
     in_app = style.django and any(
-        f"{folder}/{name}" in tree.python_files for name in ("models.py", "models/__init__.py")
+        f"{app}/{name}" in tree.python_files for name in ("models.py", "models/__init__.py")
     )
     for source in sources:
         body = source.body
@@ -254,7 +270,7 @@ def draft_from_issue(
         if key in seen:
             continue
         seen.add(key)
-        path = new_test_path(issue, tree.layout, stem, taken, tree.related_tests[:1])
+        path = new_test_path(issue, tree.layout, stem, taken, tree.related_tests[:1], folder)
         taken.append(path)
         patch = patch_from_files({path: (None, text)}, name="test.diff")
         drafts.append(Draft(source.method, patch, source.note, alone_path=alone))

@@ -36,6 +36,9 @@ class TreeContext:
     test_imports: Mapping[str, str] = field(default_factory=dict)
     # Name to the binding the tests make it by from its own name (``factories_in_tests``).
     test_factories: Mapping[str, str] = field(default_factory=dict)
+    # Top-level function and class names to the files of the code that define them
+    # (``definitions``): where a drafted test belongs.
+    definitions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -292,12 +292,15 @@ def new_test_path(
     stem: str,
     taken: Iterable[str] = (),
     related: Sequence[str] | None = None,
+    folder: str | None = None,
 ) -> str:
-    """A path for a new test module named ``test_<stem>...``, in the directory of the most
-    related test file (or the main test directory), that does not exist yet."""
-    if related is None:
-        related = related_test_files(issue, layout, limit=1)
-    folder = str(PurePosixPath(related[0]).parent) if related else layout.main_dir
+    """A path for a new test module named ``test_<stem>...`` that does not exist yet, in
+    ``folder`` when given, else in the directory of the most related test file (or the main
+    test directory)."""
+    if folder is None:
+        if related is None:
+            related = related_test_files(issue, layout, limit=1)
+        folder = str(PurePosixPath(related[0]).parent) if related else layout.main_dir
     folder = "" if folder == "." else folder
     existing = set(layout.test_files) | set(taken)
     for k in range(1000):
