@@ -1,9 +1,11 @@
-"""On how many dev issues each variant of the no-LLM drafter fires, and in how many repositories.
+"""On how many dev issues each reader and each variant of the no-LLM drafter fires, and in how
+many repositories.
 
-No Docker: every instance's issue is drafted (``draft_from_issue``) against its repository at
-the base commit, at issue time and knowing a fix (pull request time), and a variant fires on an
-issue when it gives it at least one draft. A variant that fires on fewer than 3 issues, or in
-fewer than 2 repositories, is not yet a class of issues: the table marks it.
+No Docker: every instance's issue is read (``READERS``) and drafted (``draft_from_issue``)
+against its repository at the base commit, at issue time and knowing a fix (pull request time).
+A reader fires on an issue when it finds something there, a variant when it gives it at least
+one draft. One that fires on fewer than 3 issues, or in fewer than 2 repositories, is not yet a
+class of issues: the tables mark it.
 
     .venv/bin/python benchmarks/rule_coverage.py --instances A.jsonl [--instances B.jsonl] \\
         --repos REPOS --env-specs harness_specs.json [--json OUT.json]
@@ -23,6 +25,8 @@ from rich.table import Table
 
 from reprobot.bench.dataset import default_overlay, env_spec_for, load_env_specs, load_instances
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
+from reprobot.generation.drafter.readers import READERS
+from reprobot.generation.drafter.reading import Reading
 from reprobot.generation.drafter.test_style import style_for
 from reprobot.generation.drafter.variants import VARIANTS
 from reprobot.generation.issue.file import read_issue
@@ -42,6 +46,7 @@ def main() -> int:
     fired: dict[str, dict[str, set[str]]] = {
         when: defaultdict(set) for when in ("issue time", "pull request")
     }
+    read: dict[str, set[str]] = defaultdict(set)
     repos_of: dict[str, str] = {}
     times: list[float] = []
     sets = {path.name: [i.instance_id for i in load_instances(path)] for path in args.instances}
@@ -55,6 +60,10 @@ def main() -> int:
             style = style_for(spec.test_cmd)
             tree = tree_context(issue, snapshot, style)
             repos_of[instance.instance_id] = instance.repo
+            reading = Reading(issue, tree)
+            for reader in READERS:
+                if reader.fires(reading):
+                    read[reader.name].add(instance.instance_id)
             for when, knowing in (("issue time", False), ("pull request", True)):
                 drafted = draft_from_issue(issue, snapshot, tree, style, knowing_fix=knowing)
                 for draft in drafted.drafts:
@@ -86,12 +95,35 @@ def main() -> int:
             "yes" if is_class else "[red]no[/]",
         )
     console.print(report)
+    readers = Table(title=f"readers over {len(repos_of)} dev issues ({', '.join(sets)})")
+    for column in ("reader", "finds", "issues", "repositories", "a class?"):
+        readers.add_column(column, justify="left" if column in ("reader", "finds") else "right")
+    reader_rows = {}
+    for reader in READERS:
+        ids = read.get(reader.name, set())
+        repos = {repos_of[i] for i in ids}
+        is_class = len(ids) >= MIN_ISSUES and len(repos) >= MIN_REPOS
+        reader_rows[reader.name] = {
+            "issues": len(ids),
+            "repositories": sorted(repos),
+            "per_set": {name: len(ids & set(members)) for name, members in sets.items()},
+            "a_class": is_class,
+        }
+        readers.add_row(
+            reader.name,
+            reader.finds,
+            str(len(ids)),
+            str(len(repos)),
+            "yes" if is_class else "[red]no[/]",
+        )
+    console.print(readers)
     console.print(
         f"drafting without Docker: {sum(times):.0f} s for {len(times)} issues "
         f"(median {sorted(times)[len(times) // 2]:.2f} s)"
     )
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        payload = {"variants": rows, "readers": reader_rows}
+        args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return 0
 
 

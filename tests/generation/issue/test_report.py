@@ -525,3 +525,17 @@ def test_an_output_line_under_code_in_the_prose_is_its_output() -> None:
 )
 def test_prose_is_not_taken_for_unfenced_code(body: str) -> None:
     assert [b for b in parse(body).code_blocks if b.kind == "unfenced"] == []
+
+
+def test_each_expectation_records_where_it_was_read() -> None:
+    body = (
+        "Expected: 1\nActual: 2\n\n```python\nx = f()  # Expected: 7\ny = g()  # Actual: 8\n```\n"
+        "It returns `None` instead of `0`.\n"
+    )
+    report = parse_issue("f(1) gives 2 rather than 3", body)
+    assert {(e.expected, e.origin) for e in report.expectations} == {
+        ("3", "title"),
+        ("`0`", "sentence"),
+        ("1", "label"),
+        ("7", "comment"),
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,9 @@ class Expectation:
     expected: str | None
     actual: str | None
     source: str
+    # Where it was read: "title", "sentence" (prose), "label" (a heading, a template section,
+    # an "Expected:" line) or "comment" (of a Python block). Not part of what it states.
+    origin: str = field(default="sentence", compare=False)
 
 
 _EXPECTED_PHRASES = (
@@ -368,20 +371,22 @@ def _starts(low: str, at: int) -> bool:
     return at == 0 or not low[at - 1].isalnum()
 
 
-def _pair(items: list[tuple[str, str, str]]) -> Iterator[Expectation]:
-    """Pair each labelled expected text with an adjacent labelled actual text."""
+def _pair(items: list[tuple[str, str, str]]) -> Iterator[tuple[Expectation, int]]:
+    """Pair each labelled expected text with an adjacent labelled actual text; each with the
+    index of the first item it was read from."""
     pending: tuple[str, str, str] | None = None
-    for item in items:
+    first = 0
+    for k, item in enumerate(items):
         if pending is not None and pending[0] != item[0]:
             expected, actual = (pending, item) if pending[0] == "expected" else (item, pending)
-            yield Expectation(expected[1], actual[1], f"{pending[2]}\n\n{item[2]}")
+            yield Expectation(expected[1], actual[1], f"{pending[2]}\n\n{item[2]}"), first
             pending = None
             continue
         if pending is not None:
-            yield _single(pending)
-        pending = item
+            yield _single(pending), first
+        pending, first = item, k
     if pending is not None:
-        yield _single(pending)
+        yield _single(pending), first
 
 
 def _single(item: tuple[str, str, str]) -> Expectation:
@@ -400,7 +405,7 @@ def find_expectations(
 ) -> tuple[Expectation, ...]:
     """Expected and actual behaviour stated in the title, in prose (labels and phrasings) and in
     comments of Python blocks; ``owner`` maps each line to its code block in ``blocks`` or -1."""
-    found: list[Expectation] = list(stated_in_line(title))
+    found: list[Expectation] = [replace(e, origin="title") for e in stated_in_line(title)]
     labelled: list[tuple[str, str, str]] = []
     for i, line in enumerate(lines):
         if owner[i] >= 0:
@@ -413,13 +418,16 @@ def find_expectations(
                 labelled.append(
                     (kind, text, f"{line.strip()}\n{text}" if not rest else line.strip())
                 )
+    prose_labels = len(labelled)
     for code in python:
         for line in code.split("\n"):
             comment = line.partition("#")[2].strip()
-            found.extend(stated_in_line(comment))
+            found.extend(replace(e, origin="comment") for e in stated_in_line(comment))
             if (label := _label(comment)) is not None and label[1]:
                 labelled.append((label[0], label[1], line.strip()))
-    found.extend(_pair(labelled))
+    # A pair read only from comments is a comment's; any with a heading or label line, a label's.
+    for expectation, first in _pair(labelled):
+        found.append(replace(expectation, origin="comment" if first >= prose_labels else "label"))
     unique: dict[tuple[str | None, str | None], Expectation] = {}
     for item in found:
         unique.setdefault((item.expected, item.actual), item)
