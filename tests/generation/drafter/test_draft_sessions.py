@@ -311,3 +311,14 @@ def test_an_ipython_output_under_expected_behaviour_is_the_expected_value_not_co
     drafts = by_method(draft(("mean truncates", body), snapshot))
     assert "issue-code" not in drafts
     assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+
+
+def test_a_value_test_keeps_only_the_statements_it_needs(snapshot: RepoSnapshot) -> None:
+    session = (
+        "```pycon\n>>> from calc import mean\n>>> v = [1, 2]\n>>> v\n[1, 2]\n>>> print(v)\n"
+        "[1, 2]\n>>> mean(v)\n1\n```\n"
+    )
+    (d,) = draft(("Wrong result from mean", session), snapshot).drafts
+    body = module_of(d).split("def test_", 1)[1]
+    assert "    v = [1, 2]\n    result = mean(v)\n" in body
+    assert "print(v)" not in body and "    v\n" not in body

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.sources import stated_value
+from reprobot.generation.drafter.sources import only_displays, stated_value
 
 
 @pytest.mark.parametrize(
@@ -46,3 +46,24 @@ def test_a_span_naming_an_api_is_no_value() -> None:
 def test_an_ipython_output_line_states_the_value_after_its_prompt() -> None:
     assert stated_value("Out[2]: 'F(x, 2)'") == "'F(x, 2)'"
     assert stated_value("Out[]: 1.5") == "1.5"
+
+
+@pytest.mark.parametrize("statement", ["r", "m.is_finite", "print(r)", "pprint(a + b)", "x[0]"])
+def test_a_statement_that_only_shows_a_value(statement: str) -> None:
+    assert only_displays(statement)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "x = 1",
+        "init_printing()",
+        "print(f(r))",  # the call may do more than show
+        "print(r, file=log)",
+        "items.append(1)",
+        "del x",
+        "(y := 2)",
+    ],
+)
+def test_a_statement_that_does_more_than_show(statement: str) -> None:
+    assert not only_displays(statement)

@@ -29,6 +29,7 @@ from reprobot.generation.drafter.sources import (
     MAX_SHOWN_CHARS,
     TestSource,
     is_value_text,
+    only_displays,
     print_call,
     printed,
     same_kind,
@@ -68,11 +69,17 @@ def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     return [TestSource("issue-session-agree", program.imports, body, note)]
 
 
-def _setup(program: Program, index: int) -> list[str]:
+def _setup(program: Program, index: int, *, displays: bool = True) -> list[str]:
     """The statements before step ``index``, without those the session shows raising: they
-    raised there, and would stop the test here before it gets to its point."""
+    raised there, and would stop the test here before it gets to its point. Without
+    ``displays``, also without those that only showed a value (``x``, ``print(x)``): a test of
+    step ``index``'s value needs none of them."""
     failed = raising_steps(program)
-    return [s.source for k, s in enumerate(program.steps[:index]) if k not in failed]
+    return [
+        s.source
+        for k, s in enumerate(program.steps[:index])
+        if k not in failed and (displays or not only_displays(s.source))
+    ]
 
 
 def shown_expression(statement: str) -> tuple[list[str], str, bool]:
@@ -121,7 +128,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     if shown is None:
         return []
     out: list[TestSource] = []
-    setup = _setup(program, shown)
+    setup = _setup(program, shown, displays=False)
     step = program.steps[shown]
     caught, expression, pretty = shown_expression(step.source)
     setup = [*setup, *caught]
@@ -364,7 +371,7 @@ def expected_output_sources(program: Program) -> list[TestSource]:
         if "Traceback" in shown or not (is_value_text(expected) or same_kind(expected, shown)):
             continue
         caught, expression, _ = shown_expression(step.source)
-        setup = [*_setup(program, k), *caught]
+        setup = [*_setup(program, k, displays=False), *caught]
         note = "the value the issue's expected section shows in place of the one the code showed"
         body = assert_expected(expression, expected, setup)
         out.append(TestSource("issue-session-expected", program.imports, body, note))

@@ -45,6 +45,29 @@ def printed(statement: str) -> str | None:
     return None
 
 
+def only_displays(statement: str) -> bool:
+    """Whether a statement only shows a value and changes nothing: a bare expression that
+    calls nothing (``r``, ``m.is_finite``), or a printing call of such expressions
+    (``print(r)``; not ``print(r, file=log)``, not ``print(f(r))``, whose call may do more)."""
+    try:
+        tree = ast.parse(statement.strip())
+    except UNPARSABLE:
+        return False
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return False
+    shown: list[ast.expr] = [tree.body[0].value]
+    call = print_call(statement)
+    if call is not None:
+        if call.keywords:
+            return False
+        shown = list(call.args)
+    return not any(
+        isinstance(n, ast.Call | ast.Await | ast.NamedExpr | ast.Yield | ast.YieldFrom)
+        for expression in shown
+        for n in ast.walk(expression)
+    )
+
+
 def print_call(statement: str) -> ast.Call | None:
     """``statement`` as a call of a function that prints (``print``, ``pprint``,
     ``pretty_print``, ``print_tree``), else None."""
