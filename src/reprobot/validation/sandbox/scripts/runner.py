@@ -72,19 +72,16 @@ def _last_cap() -> int:
         return 63
 
 
-def _become_sandbox_user() -> None:
-    """In the child, before exec: no capability left to gain, then the sandbox user's ids."""
+def drop_bounding_set() -> None:
+    """Empty this process's capability bounding set, once, before any child exists: no program
+    it starts can gain a capability by exec. Done here and not in each child between fork and
+    exec, where loading a library (``ctypes``, dlopen) can wait forever on the dynamic loader's
+    lock when another thread held it at the fork (a thread exiting loads libgcc_s)."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     for cap in range(_last_cap() + 1):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-    os.setgroups([])
-    os.setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
-    # From uid 0 to another uid without keep-caps: the permitted and effective sets are cleared.
-    os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
-    os.umask(0o022)
-    os.setsid()
 
 
 _STARTED = time.monotonic()
@@ -115,11 +112,13 @@ def as_sandbox_user(
     out: Any = open(log_path, "ab") if log_path else subprocess.PIPE  # noqa: SIM115
     stage("%s (at most %d s)" % (" ".join([os.path.basename(argv[0])] + argv[1:4])[:120], timeout))
     try:
-        # No thread of this process runs while it forks (a report channel starts its reader in
-        # ``started``), so the child's preexec_fn cannot meet a lock held by another thread.
+        # The child becomes the sandbox user in C, between fork and exec (no groups, then its
+        # gid and uid: from uid 0 without keep-caps, its permitted and effective capabilities
+        # are cleared), in a session of its own; no Python code runs in it before exec.
         with subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=stdin, stdout=out, stderr=subprocess.STDOUT,
-            preexec_fn=_become_sandbox_user, pass_fds=pass_fds,  # noqa: PLW1509
+            pass_fds=pass_fds, user=SANDBOX_UID, group=SANDBOX_UID, extra_groups=[],
+            umask=0o022, start_new_session=True,
         ) as proc:
             if started is not None:
                 started(proc.pid)
@@ -523,6 +522,7 @@ def main() -> None:
     sys.stderr.write(announce)
     sys.stderr.flush()
     status: dict[str, Any] = {"started": time.time(), "runner": 2, "sandbox": socket.gethostname()}
+    drop_bounding_set()
     job, problem = prepare()
     if os.path.isdir(PRIVATE):
         with open(os.path.join(PRIVATE, "pytest.log"), "ab") as log:
