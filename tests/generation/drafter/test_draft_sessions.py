@@ -322,3 +322,14 @@ def test_a_value_test_keeps_only_the_statements_it_needs(snapshot: RepoSnapshot)
     body = module_of(d).split("def test_", 1)[1]
     assert "    v = [1, 2]\n    result = mean(v)\n" in body
     assert "print(v)" not in body and "    v\n" not in body
+
+
+def test_an_actual_behaviour_told_in_words_leaves_the_expected_value_about_the_session(
+    snapshot: RepoSnapshot,
+) -> None:
+    body = (
+        "Wrong result:\n\n```pycon\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
+        "The sum is being floored instead of `1.5`.\n"
+    )
+    drafts = by_method(draft(("mean truncates", body), snapshot))
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])

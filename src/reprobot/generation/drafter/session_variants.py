@@ -161,7 +161,10 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             issue, expectation, program.last_block_line
         ):
             continue
-        if expectation.expected and _ties(expectation.actual, step, value):
+        # An actual behaviour told in words ("`sqrt(...)` is being computed instead of
+        # `sqrt(5)`") names no other value: the expected one is still about this step.
+        told = expectation.actual is not None and stated_value(expectation.actual) is None
+        if expectation.expected and (told or _ties(expectation.actual, step, value)):
             expected = stated_value(expectation.expected, value) or expectation.expected.strip(
                 "` \n"
             )
