@@ -28,7 +28,7 @@ from reprobot.generation.drafter.draft import draft_from_issue, tree_context
 from reprobot.generation.drafter.readers import READERS
 from reprobot.generation.drafter.reading import Reading
 from reprobot.generation.drafter.test_style import style_for
-from reprobot.generation.drafter.variants import VARIANTS
+from reprobot.generation.drafter.variants import CLAIMS, VARIANTS
 from reprobot.generation.issue.file import read_issue
 from reprobot.validation import RepoSnapshot
 
@@ -95,6 +95,35 @@ def main() -> int:
             "yes" if is_class else "[red]no[/]",
         )
     console.print(report)
+    claims = Table(title="classes of claims (their variants together)")
+    for column in ("claim", "variants", "issues", "repositories", "a class?"):
+        claims.add_column(column, justify="left" if column in ("claim", "variants") else "right")
+    claim_rows = {}
+    for claim in CLAIMS:
+        members = [v for v in VARIANTS if v.claim == claim]
+        ids = set().union(
+            *(
+                fired["pull request" if v.pull_request_only else "issue time"].get(v.name, set())
+                for v in members
+            )
+        )
+        repos = {repos_of[i] for i in ids}
+        is_class = len(ids) >= MIN_ISSUES and len(repos) >= MIN_REPOS
+        claim_rows[claim] = {
+            "variants": [v.name for v in members],
+            "issues": len(ids),
+            "repositories": sorted(repos),
+            "per_set": {name: len(ids & set(members_)) for name, members_ in sets.items()},
+            "a_class": is_class,
+        }
+        claims.add_row(
+            claim,
+            str(len(members)),
+            str(len(ids)),
+            str(len(repos)),
+            "yes" if is_class else "[red]no[/]",
+        )
+    console.print(claims)
     readers = Table(title=f"readers over {len(repos_of)} dev issues ({', '.join(sets)})")
     for column in ("reader", "finds", "issues", "repositories", "a class?"):
         readers.add_column(column, justify="left" if column in ("reader", "finds") else "right")
@@ -122,7 +151,7 @@ def main() -> int:
         f"(median {sorted(times)[len(times) // 2]:.2f} s)"
     )
     if args.json:
-        payload = {"variants": rows, "readers": reader_rows}
+        payload = {"variants": rows, "claims": claim_rows, "readers": reader_rows}
         args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return 0
 

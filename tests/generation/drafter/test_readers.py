@@ -30,15 +30,13 @@ FIRES = {
         ("mean", "It should return `1.5`."),
         ("mean([1, 2]) gives 1 rather than 1.5", ""),
         ("mean", "```python\nx = mean([1, 2])  # Expected: 1.5\n```\n"),
+        ("mean", "I expected `mean([1, 2])` to return `1.5`."),
+        ("mean", "`mean([1, 2])` returns `1`."),
     ],
     "expected-and-actual-in-words": [("mean", "It returns `1` instead of `1.5`.")],
     "expected-under-label": [
         ("mean", "### Expected behavior\n\n1.5\n"),
         ("mean", "### Expected behavior\n\n" + SESSION),
-    ],
-    "stated-calls": [
-        ("mean", "I expected `mean([1, 2])` to return `1.5`."),
-        ("mean", "`mean([1, 2])` returns `1` instead of `1.5`."),
     ],
     "judgement-in-words": [
         ("Wrong result from mean", ""),

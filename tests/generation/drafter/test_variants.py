@@ -8,6 +8,7 @@ from pathlib import Path
 
 from reprobot.generation.drafter.reading import NOTHING, Reading
 from reprobot.generation.drafter.variants import (
+    CLAIMS,
     LLM_METHODS,
     METHOD_ORDER,
     VARIANTS,
@@ -38,6 +39,10 @@ def test_every_method_a_drafter_module_names_is_a_row() -> None:
     names = {v.name for v in VARIANTS}
     assert len(names) == len(VARIANTS)
     assert methods_in_the_code() <= names, methods_in_the_code() - names
+
+
+def test_every_variant_tests_one_class_of_claims_and_every_class_has_one() -> None:
+    assert {v.claim for v in VARIANTS} == set(CLAIMS)
 
 
 def test_selection_ranks_by_the_table_and_the_llm_methods_after_it() -> None:

@@ -79,8 +79,12 @@ READERS: tuple[Reader, ...] = (
     Reader("session-shown-value", "a value a session shows", _shown("session")),
     Reader(
         "expected-in-words",
-        "an expected value stated in words: a sentence, the title, a code comment",
-        _expectations("sentence", "title", "comment"),
+        "an expected value stated in words (a sentence, the title, a code comment), or a call "
+        "a sentence says gives or should give a value",
+        _any(
+            _expectations("sentence", "title", "comment"),
+            lambda r: bool(stated_returns(r.issue) or stated_outcomes(r.issue)),
+        ),
     ),
     Reader(
         "expected-and-actual-in-words",
@@ -91,11 +95,6 @@ READERS: tuple[Reader, ...] = (
         "expected-under-label",
         "an expected value or session under a heading, template section or label line",
         _any(_expectations("label"), _sessions_near(under_expected_heading)),
-    ),
-    Reader(
-        "stated-calls",
-        "a call a sentence or the title says gives or should give a value",
-        lambda r: bool(stated_returns(r.issue) or stated_outcomes(r.issue)),
     ),
     Reader(
         "judgement-in-words",

@@ -91,3 +91,7 @@ class Variant:
     needs: str
     build: Builder
     pull_request_only: bool = False
+    # The class of claims it tests (``CLAIMS`` in ``variants``): variants are the shapes one
+    # claim takes in an issue, and it is the class that must hold across issues and
+    # repositories.
+    claim: str = ""

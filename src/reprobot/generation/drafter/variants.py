@@ -33,6 +33,18 @@ EXPECTED, RAISES, CRASH, GONE = (
     "the wrong value gone",
 )
 
+# The classes of claims the variants test, each a class across the dev issues and their
+# repositories (``benchmarks/rule_coverage.py``): what the issue expects a statement to give or
+# raise; that its example crashes; that the project's command prints what the issue calls wrong;
+# that a statement gives the value the issue calls wrong.
+EXPECTS, CRASHES, COMMAND_PRINTS, GIVES_WRONG = (
+    "expected-behaviour",
+    "crash",
+    "command-output",
+    "wrong-value",
+)
+CLAIMS = (EXPECTS, CRASHES, COMMAND_PRINTS, GIVES_WRONG)
+
 # On equal relevance, the issue's own code beats a model's rewrite of it: it is what the
 # reporter ran.
 VARIANTS: tuple[Variant, ...] = (
@@ -41,82 +53,104 @@ VARIANTS: tuple[Variant, ...] = (
         EXPECTED,
         "a call and the value the issue expects of it",
         expected_return_variant,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-session-raises-like",
         RAISES,
         "a session raising, and a later statement the reporter points at",
         session_raise_variants,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-session-raised-before",
         RAISES,
         "a session placed in an earlier release, raising there",
         session_raise_variants,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-code-expected",
         EXPECTED,
         "a code block ending in an expression, and a value stated for it",
         code_expected_variant,
+        claim=EXPECTS,
     ),
-    Variant("issue-code", CRASH, "a code block", code_run_variants),
+    Variant("issue-code", CRASH, "a code block", code_run_variants, claim=CRASHES),
     Variant(
-        "issue-session-raises", CRASH, "a session showing a statement raise", session_raise_variants
+        "issue-session-raises",
+        CRASH,
+        "a session showing a statement raise",
+        session_raise_variants,
+        claim=CRASHES,
     ),
     Variant(
         "issue-cli",
         "the output called wrong gone, that called right there",
         "files and the project's command run on them, with the output called wrong",
         command_variants,
+        claim=COMMAND_PRINTS,
     ),
     Variant(
         "issue-docs",
         "the quoted warning gone",
         "a Sphinx project's files and the warning its build prints",
         command_variants,
+        claim=COMMAND_PRINTS,
     ),
     Variant(
         "issue-proposed-value",
         EXPECTED,
         "a module constant's value and the one proposed instead",
         proposed_setting_variant,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-session-expected",
         EXPECTED,
         "a shown value and the one the issue expects",
         shown_variants,
+        claim=EXPECTS,
     ),
     Variant(
-        "issue-session-negated", EXPECTED, "a truth value shown and called wrong", shown_variants
+        "issue-session-negated",
+        EXPECTED,
+        "a truth value shown and called wrong",
+        shown_variants,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-session-agree",
         EXPECTED,
         "two computations shown disagreeing that should agree",
         agreement_variants,
+        claim=EXPECTS,
     ),
     Variant(
         "issue-fixed-point",
         EXPECTED,
         "an operation's value the issue calls incomplete",
         fixed_point_variants,
+        claim=EXPECTS,
     ),
-    Variant("issue-session-value", GONE, "a shown value called wrong", shown_variants),
+    Variant(
+        "issue-session-value", GONE, "a shown value called wrong", shown_variants, claim=GIVES_WRONG
+    ),
     Variant(
         "issue-stated-value",
         GONE,
         "a call and the wrong value the issue says it gives",
         stated_value_variant,
+        claim=GIVES_WRONG,
     ),
-    Variant("issue-code-last", CRASH, "a later code block", code_run_variants),
+    Variant("issue-code-last", CRASH, "a later code block", code_run_variants, claim=CRASHES),
     Variant(
         "issue-shown-value",
         GONE,
         "any value shown (the fix picks which)",
         changed_value_variants,
         pull_request_only=True,
+        claim=GIVES_WRONG,
     ),
 )
 
@@ -139,10 +173,12 @@ def method_rank(method: str) -> int:
 def variants_markdown() -> str:
     """The table as docs/ARCHITECTURE.md shows it (a test holds the document to it)."""
     lines = [
-        "| rank | variant | its test checks | what of the issue it needs |",
-        "|---|---|---|---|",
+        "| rank | variant | claim | its test checks | what of the issue it needs |",
+        "|---|---|---|---|---|",
     ]
     for number, variant in enumerate(VARIANTS, 1):
         needs = variant.needs + (" (pull request time only)" if variant.pull_request_only else "")
-        lines.append(f"| {number} | `{variant.name}` | {variant.checks} | {needs} |")
+        lines.append(
+            f"| {number} | `{variant.name}` | {variant.claim} | {variant.checks} | {needs} |"
+        )
     return "\n".join(lines) + "\n"
