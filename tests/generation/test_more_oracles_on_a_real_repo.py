@@ -5,7 +5,6 @@ in the real sandbox, then verified against a right fix and a wrong one."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import docker
@@ -20,6 +19,7 @@ from reprobot.validation.results.oracles import OracleKind
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
+from tests.support.one_file_fixes import line_edit
 from tests.support.repos import make_repo, pyproject
 
 NAME = "example/tally"
@@ -44,14 +44,7 @@ def squeeze(path):
 
 def _edit(old: str, new: str) -> Patch:
     """A change of one line of tally/__init__.py."""
-    changed = MODULE.replace(old, new.rstrip("\n") + "\n")
-    lines = difflib.unified_diff(
-        MODULE.splitlines(keepends=True),
-        changed.splitlines(keepends=True),
-        "a/tally/__init__.py",
-        "b/tally/__init__.py",
-    )
-    return Patch("".join(lines), name="fix.diff")
+    return line_edit(MODULE, "tally/__init__.py", old, new)
 
 
 SQUEEZE = '    return path.replace("//", "/")\n'

@@ -12,21 +12,20 @@ sandbox with an expected-value oracle, and verified against a right fix and a wr
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import docker
 import pytest
 
-from reprobot.generation.issue.file import read_issue
-from reprobot.generation.pool.reproduce import reproduce
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envspec import EnvSpec
-from reprobot.validation.results.oracles import OracleKind
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.verify import verify
+from tests.support.one_file_fixes import (
+    assert_expected_oracle_verifies_only_the_right_fix,
+    line_edit,
+)
 from tests.support.repos import make_repo, pyproject
 
 NAME = "example/tally"
@@ -46,15 +45,7 @@ def span(text):
 
 
 def _edit(old: str, new: str) -> Patch:
-    changed = MODULE.replace(old, new.rstrip("\n") + "\n")
-    assert changed != MODULE
-    lines = difflib.unified_diff(
-        MODULE.splitlines(keepends=True),
-        changed.splitlines(keepends=True),
-        "a/tally/__init__.py",
-        "b/tally/__init__.py",
-    )
-    return Patch("".join(lines), name="fix.diff")
+    return line_edit(MODULE, "tally/__init__.py", old, new)
 
 
 TEMPLATE = """fmt writes the arguments backwards
@@ -181,12 +172,6 @@ def test_the_stated_value_is_asserted_and_only_a_fix_giving_it_is_verified(
     settings: Settings,
 ) -> None:
     text, right, wrong = CASES[case]
-    base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
-    result = reproduce(read_issue(text), base, tally_env, settings, client=docker_client)
-    assert result.reproduced, result.to_json()["candidates"]
-    assert result.chosen is not None and result.chosen.oracle is not None
-    assert result.chosen.oracle.kind is OracleKind.EXPECTED, result.test_patch
-    tests = Patch(result.test_patch, name="tests.diff")
-
-    assert verify(docker_client, tally_env, base, tests, fix=right).status == "verified"
-    assert verify(docker_client, tally_env, base, tests, fix=wrong).status == "not_verified"
+    assert_expected_oracle_verifies_only_the_right_fix(
+        text, tally_repo, NAME, tally_env, settings, docker_client, right, wrong
+    )
