@@ -39,9 +39,9 @@ from reprobot.generation.drafter.snippets import (
     session_programs,
     shown_value_step,
 )
-from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 from reprobot.generation.pool.failure_match import mentioned_exception
 
 ORACLES = ("expected value", "exception", "wrong value only", "none")

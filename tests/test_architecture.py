@@ -145,3 +145,34 @@ def test_a_test_module_named_after_a_module_mirrors_its_place() -> None:
         if named and where not in named:
             misplaced.append(f"{path.relative_to(ROOT)} belongs in tests/{sorted(named)[0]}/")
     assert not misplaced, "\n".join(misplaced)
+
+
+# The drafter names a test after the issue's title; every other reading of the issue's words is
+# the issue layer's (``generation/issue/``), which parses them once into typed parts.
+_TITLE_NAMES_THE_TEST = {"draft.py"}
+
+
+def _issue_text_reads(path: Path) -> list[str]:
+    """``<issue>.body`` / ``<issue>.title`` in ``path``, where ``<issue>`` is a name or an
+    attribute called ``issue`` or ``report`` (an ``IssueReport`` by the drafter's naming)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Attribute) or node.attr not in ("body", "title"):
+            continue
+        owner = node.value
+        name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
+        if name in ("issue", "report"):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} reads {name}.{node.attr}")
+    return found
+
+
+def test_the_drafter_reads_the_issue_only_through_the_issue_layer() -> None:
+    reads = []
+    for path in sorted((SRC / "generation" / "drafter").glob("*.py")):
+        found = _issue_text_reads(path)
+        if path.name in _TITLE_NAMES_THE_TEST:
+            found = [f for f in found if not f.endswith(".title")]
+        reads.extend(found)
+    assert not reads, "\n".join(reads)
+    # The check sees what it looks for: the issue layer itself reads both.
+    assert _issue_text_reads(SRC / "generation" / "issue" / "prose.py")

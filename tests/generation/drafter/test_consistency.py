@@ -6,7 +6,6 @@ import pytest
 
 from reprobot.generation.drafter.consistency import (
     assert_agree,
-    consistency_claim,
     find_disagreement,
 )
 from reprobot.generation.drafter.snippets import session_programs
@@ -52,21 +51,6 @@ def test_the_last_pair_of_one_computation_on_two_objects_printing_different_numb
         "N(f.subs(x, a))",
         "inequivalent",
     )
-
-
-@pytest.mark.parametrize(
-    ("title", "body", "claim"),
-    [
-        ("Inconsistency when simplifying", "", "inconsistency"),
-        ("KernelPCA results differ between runs", "", "differ"),
-        ("simplify bug", "Both should give the same value.", "should give the same"),
-        ("simplify bug", "They give different results on Windows.", "different results"),
-        ("simplify bug", "A different approach would be faster.", None),
-        ("Support different backends", "", "different"),
-    ],
-)
-def test_what_the_issue_says_should_agree(title: str, body: str, claim: str | None) -> None:
-    assert consistency_claim(parse_issue(title, body)) == claim
 
 
 def test_no_claim_no_disagreement() -> None:

@@ -13,8 +13,8 @@ from reprobot.generation.drafter.doc_build import (
     doc_case,
     offers_sphinx,
     project_files,
-    reported_warnings,
 )
+from reprobot.generation.issue.build_report import reported_warnings
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import reproduce
 from reprobot.generation.repo.test_layout import TestLayout

@@ -7,7 +7,6 @@ import pytest
 from reprobot.generation.drafter.fixed_point import (
     fixed_point_sources,
     reapplied,
-    says_incomplete,
 )
 from reprobot.generation.drafter.snippets import code_programs, session_programs
 from reprobot.generation.issue.report import parse_issue
@@ -30,32 +29,6 @@ def test_reapplied_gives_the_call_on_its_own_result(
     expression: str, again: tuple[str, str] | None
 ) -> None:
     assert reapplied(expression) == again
-
-
-@pytest.mark.parametrize(
-    ("title", "body", "operation", "said"),
-    [
-        (
-            "Bug in expand",
-            "The expansion of a product stops incomplete if a factor...",
-            "expand",
-            True,
-        ),
-        ("t", "The result is not fully simplified.", "simplify", True),
-        ("t", "Repeat .expand() until the expanded term does no longer change.", "expand", True),
-        ("t", "It was only partly normalized", "normalize", True),
-        # Incomplete, but of something else; the operation, but not called incomplete.
-        ("t", "The docs are incomplete. expand gives a wrong sign.", "expand", False),
-        ("t", "expand gives a wrong sign", "expand", False),
-        # "partial fractions" are no partial result; a name too short to stand for its operation.
-        ("apart is wrong", "The partial fraction decomposition is wrong.", "apart", False),
-        ("t", "N is incomplete", "N", False),
-    ],
-)
-def test_says_incomplete_needs_the_operation_and_the_words_in_one_sentence(
-    title: str, body: str, operation: str, said: bool
-) -> None:
-    assert says_incomplete(parse_issue(title, body), operation) is said
 
 
 ISSUE = """The expansion of a product stops incomplete when a factor has a scalar:

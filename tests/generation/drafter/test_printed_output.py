@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.printed_output import (
-    inline_output_after,
-    output_after,
-    pair_outputs,
-)
+from reprobot.generation.drafter.printed_output import pair_outputs
 from reprobot.generation.drafter.snippets import code_programs
 from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.issue.shown_output import inline_output_after, output_after
 
 LABELLED = [
     "C = BlockMatrix([[A], [B]])",
@@ -80,25 +77,6 @@ def test_the_output_block_must_follow_the_script_closely(between: str, paired: b
     (program,) = code_programs(issue)
     shown = [step.output for step in program.steps]
     assert shown == (["0.5", "0.7"] if paired else ["", ""])
-
-
-@pytest.mark.parametrize(
-    ("between", "after"),
-    [
-        ("Then:", "```console\n$ kettle --level\n0.5\n```"),
-        ("Then:", "```python\nprint(2)\n```"),
-        # The environment it ran in, under its heading or recognisable by itself.
-        ("#### Versions", "```\n0.5\n0.7\n```"),
-        # What it should print is not what it printed.
-        ("Expected output:", "```\n0.5\n0.7\n```"),
-        ("I get:", "```\nkettle, version 0.6.6\nPython 3.9.5\n```"),
-    ],
-)
-def test_a_transcript_code_or_a_version_report_after_the_script_is_no_output(
-    between: str, after: str
-) -> None:
-    issue = parse_issue("Level is off", f"{SCRIPT}\n{between}\n\n{after}\n")
-    assert output_after(issue, issue.code_blocks[0]) is None
 
 
 def test_a_warning_or_an_error_after_a_cell_is_not_the_value_it_shows() -> None:

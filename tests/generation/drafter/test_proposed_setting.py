@@ -6,7 +6,6 @@ from reprobot.generation.drafter.proposed_setting import (
     ProposedSetting,
     proposed_setting,
     proposed_setting_sources,
-    shown_assignments,
 )
 from reprobot.generation.issue.report import parse_issue
 from reprobot.validation.results.oracles import OracleKind, module_oracles
@@ -67,15 +66,6 @@ def test_two_proposals_or_none_give_nothing() -> None:
 def test_only_top_level_literal_constants_of_the_code_count() -> None:
     assert _issue("`NESTED = 1` should be `NESTED = 2`\n") is None
     assert _issue("`LEVELS = (1, 2)` should be `LEVELS = (1, 2, 3)`\n") is None
-
-
-def test_assignments_read_are_upper_case_literals_only() -> None:
-    issue = parse_issue(
-        "t",
-        "```python\nwidth = 3\nMAX = len(x)\nMAX_SIZE = 10\n```\n"
-        "and `LIMIT = 'a'`, then `LIMIT='b'`, again `LIMIT = 'a'`.\n",
-    )
-    assert shown_assignments(issue) == {"MAX_SIZE": [10], "LIMIT": ["a", "b"]}
 
 
 def test_the_test_asserts_the_proposed_value_by_its_kind() -> None:

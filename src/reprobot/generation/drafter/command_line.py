@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from reprobot.generation.drafter.directory_tree import from_root, is_listing, listed_files
 from reprobot.generation.drafter.project_tools import Tool, project_tools
 from reprobot.generation.drafter.snippets import repair
-from reprobot.generation.issue.names import spans
+from reprobot.generation.issue.prose import caption, output_label
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
 from reprobot.validation import UNPARSABLE
@@ -93,11 +93,10 @@ def _commands(issue: IssueReport, tools: Mapping[str, Tool]) -> list[tuple[int, 
             split = split_command(command) if command else None
             if split is not None and split[0][0] in tools:
                 found.append((block.line + offset, command))
-    for number, line in enumerate(issue.body.split("\n"), start=1):
-        for span in spans(line):
-            first = span.split()[0] if span.split() else ""
-            if first in tools and len(span.split()) > 1:
-                found.append((number, span))
+    for number, span in issue.spans_by_line:
+        first = span.split()[0] if span.split() else ""
+        if first in tools and len(span.split()) > 1:
+            found.append((number, span))
     return sorted(found)
 
 
@@ -181,27 +180,6 @@ def cli_case(
     if not files:
         return None
     return CliCase(tool, args, files, tuple(absent), tuple(present), stdin=stdin)
-
-
-_GOOD_WORDS = re.compile(r"\b(?:expect\w*|should|correct|desired|intended|works?)\b", re.I)
-_BAD_WORDS = re.compile(
-    r"\b(?:actual\w*|instead|however|but|wrong|incorrect|breaks?|broken|got|currently|fails?)\b",
-    re.I,
-)
-
-
-def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
-    """ "good" or "bad" by the prose just before an output block ("Expected output:",
-    "However, adding -x breaks this:"), the nearest line deciding; None when it says neither."""
-    lines = issue.body.split("\n")[: max(0, block.line - 1)]
-    prose = [line for line in lines[-4:] if line.strip() and not line.lstrip().startswith("```")]
-    for line in reversed(prose[-2:]):
-        bad, good = _BAD_WORDS.search(line), _GOOD_WORDS.search(line)
-        if bad and not good:
-            return "bad"
-        if good and not bad:
-            return "good"
-    return None
 
 
 def _command_of(block: CodeBlock, commands: list[tuple[int, str]]) -> str | None:
@@ -342,15 +320,11 @@ def _test_module_case(issue: IssueReport, tools: Mapping[str, Tool]) -> CliCase 
 
 def _named_files(issue: IssueReport) -> dict[str, str]:
     """Configuration files the issue shows, each a code block after a line naming it."""
-    lines = issue.body.split("\n")
     out: dict[str, str] = {}
     for block in issue.code_blocks:
         if block.is_traceback or block.is_session:
             continue
-        prose = [line for line in lines[: max(0, block.line - 1)][-3:] if line.strip()]
-        if not prose or prose[-1].lstrip().startswith("```"):
-            continue
-        match = _FILE_LABEL.match(prose[-1])
+        match = _FILE_LABEL.match(caption(issue, block))
         name = match.group("name") if match else ""
         if _CONFIG_NAME.match(name) and not name.endswith(".py") and "/" not in name:
             out.setdefault(name, _with_section(name, block.text.rstrip("\n") + "\n"))

@@ -17,19 +17,8 @@ from dataclasses import dataclass
 from reprobot.generation.drafter.name_resolution import bound_names
 from reprobot.generation.drafter.snippets import Program, Step
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.sentences import consistency_claim
 
-# Words that say two results should have been the same. The title may say it with a verb
-# ("differ"); the body must say it about results, as "different" alone says little there.
-_TITLE_CLAIM = re.compile(
-    r"\b(?:inconsisten\w*|inequivalent|not\s+equivalent|differ(?:s|ent|ences?)?|disagree\w*"
-    r"|not\s+the\s+same|mismatch\w*)\b",
-    re.I,
-)
-_BODY_CLAIM = re.compile(
-    r"\b(?:inconsisten\w*|inequivalent|not\s+equivalent|disagree\w*|different\s+(?:results?"
-    r"|answers?|values?|outputs?)|should\s+(?:be|give|return)\s+the\s+same)\b",
-    re.I,
-)
 # A printed number, real or complex ("-1.32255049319339", "-0.739 - 0.1896*I", "(1+2j)"):
 # only numbers are compared, as two symbolic forms of one value print differently.
 _REAL = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -51,12 +40,6 @@ class Disagreement:
     first: int
     second: int
     claim: str  # the issue's word for it ("inequivalent")
-
-
-def consistency_claim(issue: IssueReport) -> str | None:
-    """The issue's word saying two results should agree, or None."""
-    match = _TITLE_CLAIM.search(issue.title) or _BODY_CLAIM.search(issue.body)
-    return match.group().lower() if match else None
 
 
 def _tokens(source: str) -> list[tuple[int, str]] | None:

@@ -20,7 +20,12 @@ from reprobot.generation.drafter.command_line import CliCase, cli_case, cli_test
 from reprobot.generation.drafter.project_tools import Tool
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.sources import TestSource
-from reprobot.generation.issue.names import spans
+from reprobot.generation.issue.build_report import (
+    named_builder,
+    named_extensions,
+    reported_warnings,
+)
+from reprobot.generation.issue.prose import caption
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
 
@@ -39,11 +44,6 @@ _LABEL = re.compile(
 _OUTPUT_WORDS = re.compile(r"\b(?:output|result|got|generated|produces?|built|renders?)\b", re.I)
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::", re.M)
 _TITLE = re.compile(r"^(?P<title>\S.*)\n(?P<rule>[=\-~^\"'`#*+]{3,})\s*$", re.M)
-# A warning as Sphinx prints it, after the location: "index.rst:4: WARNING: <message>", or
-# "<path>:<line>:<message>" under "Warning, treated as error:".
-_WARNING = re.compile(r"(?:^|\s)(?:WARNING|ERROR|CRITICAL|SEVERE):\s*(?P<message>\S.*)$")
-_LOCATED = re.compile(r"^\s*\S+?:\d+:\s*(?P<message>[^\s:].*)$")
-_TREATED = re.compile(r"warning,\s+treated\s+as\s+error", re.I)
 # Directives of Sphinx's own extensions, and the extension each needs.
 _AUTODOC = r"auto(?:module|class|function|method|attribute|data|exception)"
 _EXTENSIONS = (
@@ -55,15 +55,8 @@ _EXTENSIONS = (
     (re.compile(r"^\s*\.\.\s+inheritance-diagram::", re.M), "sphinx.ext.inheritance_diagram"),
     (re.compile(r"^\s*\.\.\s+ifconfig::", re.M), "sphinx.ext.ifconfig"),
 )  # fmt: skip
-_NAMED_EXTENSION = re.compile(r"\bsphinx(?:\.ext\.\w+|contrib\.\w+)\b")
-# Builders a reporter names: "-b latex", "make singlehtml", "when we build either `singlehtml`".
-_BUILDER = re.compile(
-    r"(?:-b\s+|\bmake\s+|\bbuilder\s+|\bbuild(?:ing)?\s+(?:either\s+)?`?)"
-    r"(?P<name>html|dirhtml|singlehtml|latex|epub|text|man|texinfo|xml|linkcheck|gettext)\b"
-)
 _MAX_FILES = 12
 _MAX_LABEL_CHARS = 200
-_MAX_WARNINGS = 3
 
 
 def offers_sphinx(layout: TestLayout, manifests: Mapping[str, str]) -> bool:
@@ -72,17 +65,6 @@ def offers_sphinx(layout: TestLayout, manifests: Mapping[str, str]) -> bool:
         return True
     return any(re.search(r"""["'\s,=]sphinx\s*(?:[<>=!~;"',\]\n]|$)""", text, re.I)
                for text in manifests.values())  # fmt: skip
-
-
-def _prose_before(issue: IssueReport, block: CodeBlock) -> str:
-    lines = issue.body.split("\n")[: max(0, block.line - 1)]
-    for line in reversed(lines[-3:]):
-        text = line.strip()
-        if text.startswith(("```", "~~~")):
-            return ""
-        if text:
-            return text
-    return ""
 
 
 def _named(issue: IssueReport, block: CodeBlock) -> tuple[str, str] | None:
@@ -94,7 +76,7 @@ def _named(issue: IssueReport, block: CodeBlock) -> tuple[str, str] | None:
         return header.group("name"), rest.strip("\n") + "\n"
     # The end of the line only: the name closes it, and a long line of words and dots would
     # make the search quadratic.
-    label = _LABEL.search(_prose_before(issue, block)[-_MAX_LABEL_CHARS:])
+    label = _LABEL.search(caption(issue, block)[-_MAX_LABEL_CHARS:])
     if label:
         return label.group("name"), block.text.strip("\n") + "\n"
     return None
@@ -118,7 +100,7 @@ def project_files(issue: IssueReport) -> dict[str, str]:
     for block in issue.code_blocks:
         if block.is_session or block.is_traceback:
             continue
-        prose = _prose_before(issue, block)
+        prose = caption(issue, block)
         named = _named(issue, block)
         if named is not None:
             name, text = named
@@ -140,7 +122,7 @@ def project_files(issue: IssueReport) -> dict[str, str]:
 def _extensions(issue: IssueReport, files: Mapping[str, str]) -> list[str]:
     pages = "\n".join(text for name, text in files.items() if name.endswith(".rst"))
     found = [name for pattern, name in _EXTENSIONS if pattern.search(pages)]
-    found += _NAMED_EXTENSION.findall(issue.title + "\n" + issue.body)
+    found += named_extensions(issue)
     return list(dict.fromkeys(found))
 
 
@@ -156,35 +138,6 @@ def _with_conf(issue: IssueReport, files: dict[str, str]) -> dict[str, str]:
     return {**files, "conf.py": head + conf}
 
 
-def reported_warnings(issue: IssueReport) -> list[str]:
-    """The messages of the build warnings the issue quotes, without their location."""
-    found: list[str] = []
-    for block in issue.code_blocks:
-        if block.is_python or block.is_session:
-            continue
-        treated = False
-        for line in block.text.split("\n"):
-            if _TREATED.search(line):
-                treated = True
-                continue
-            match = _WARNING.search(line) or (_LOCATED.match(line) if treated else None)
-            if match:
-                found.append(match.group("message").strip())
-            treated = treated and not line.strip()
-    for line in issue.body.split("\n"):
-        for span in spans(line):
-            match = _WARNING.search(span)
-            if match:
-                found.append(match.group("message").strip())
-    messages = [m for m in dict.fromkeys(found) if 8 <= len(m) <= 300]
-    return messages[:_MAX_WARNINGS]
-
-
-def _builder(issue: IssueReport) -> str:
-    match = _BUILDER.search(issue.title + "\n" + issue.body)
-    return match.group("name") if match else "html"
-
-
 def doc_case(
     issue: IssueReport, layout: TestLayout, manifests: Mapping[str, str]
 ) -> CliCase | None:
@@ -197,7 +150,7 @@ def doc_case(
     files = project_files(issue)
     if not warnings or not any(name.endswith(".rst") for name in files):
         return None
-    builder = _builder(issue)
+    builder = named_builder(issue) or "html"
     args = ("-b", builder, ".", f"_build/{builder}")
     return CliCase(_SPHINX, args, _with_conf(issue, files), tuple(warnings), ())
 

@@ -11,22 +11,14 @@ the operation (its first letters: "expansion" for ``expand``) and calls it incom
 from __future__ import annotations
 
 import ast
-import re
 
 from reprobot.generation.drafter.reading import Produced, Reading
 from reprobot.generation.drafter.snippets import Program, raising_steps, shown_value_step
-from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource, printed
+from reprobot.generation.drafter.sources import TestSource, printed
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.sentences import says_incomplete
+from reprobot.generation.issue.values import MAX_SHOWN_CHARS
 from reprobot.validation import UNPARSABLE
-
-_INCOMPLETE = re.compile(
-    r"\b(?:incomplete(?:ly)?|not\s+(?:fully|completely|entirely)|only\s+partly|partially"
-    r"|(?:does|do|did)\s+no\s+longer\s+change|until\b[^.\n]{0,60}\bno\s+longer\s+changes?)\b",
-    re.I,
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
-_STEM_CHARS = 5
-_MIN_NAME_CHARS = 4
 
 
 def reapplied(expression: str) -> tuple[str, str] | None:
@@ -50,17 +42,6 @@ def reapplied(expression: str) -> tuple[str, str] | None:
     else:
         return None
     return ast.unparse(again), name
-
-
-def says_incomplete(issue: IssueReport, operation: str) -> bool:
-    """Whether a sentence of the issue names ``operation`` and calls it incomplete."""
-    stem = operation.strip("_").lower()[:_STEM_CHARS]
-    if len(stem) < _MIN_NAME_CHARS:
-        return False
-    for sentence in _SENTENCE_END.split(f"{issue.title}\n{issue.body}"):
-        if stem in sentence.lower() and _INCOMPLETE.search(sentence):
-            return True
-    return False
 
 
 def fixed_point_sources(program: Program, issue: IssueReport) -> tuple[list[TestSource], str]:

@@ -11,22 +11,16 @@ which never show the project's default, give nothing.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
-from reprobot.generation.drafter.sources import MAX_SHOWN_CHARS, TestSource
-from reprobot.generation.drafter.test_writer import expected_assertion, literal
+from reprobot.generation.drafter.sources import TestSource
+from reprobot.generation.drafter.test_writer import expected_assertion
+from reprobot.generation.issue.assignments import shown_assignments
 from reprobot.generation.issue.report import IssueReport
 from reprobot.validation import UNPARSABLE
 
-# An assignment to an upper-case name, on a line of its own (quoted with ">" or not) or as an
-# inline code span: the spelling of a constant, which a reporter's own variables rarely use.
-# The value runs to the end of the line (stripped after): a lazy match followed by trailing
-# whitespace would try every split of a long run of spaces.
-_ASSIGNMENT = re.compile(r"^\s*(?:>\s*)*(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])\s*=\s*(?P<value>\S.*)$")
-_SPAN = re.compile(r"`([^`\n]+)`")
 # What ``ast.literal_eval`` raises on a node that is no literal (a name, a call).
 _NOT_A_LITERAL: tuple[type[Exception], ...] = (*UNPARSABLE, ValueError, TypeError)
 
@@ -39,22 +33,6 @@ class ProposedSetting:
     name: str
     current: object
     proposed: object
-
-
-def shown_assignments(issue: IssueReport) -> dict[str, list[object]]:
-    """Each upper-case name the issue assigns a literal to, with the values in the order shown
-    (lines of the body, quoted or in code blocks, and inline code spans)."""
-    texts = [*issue.body.splitlines(), *_SPAN.findall(issue.body)]
-    found: dict[str, list[object]] = {}
-    for text in texts:
-        match = _ASSIGNMENT.match(text)
-        if match is None:
-            continue
-        shown = match.group("value").rstrip()
-        ok, value = literal(shown) if len(shown) <= MAX_SHOWN_CHARS else (False, None)
-        if ok and value not in found.setdefault(match.group("name"), []):
-            found[match.group("name")].append(value)
-    return {name: values for name, values in found.items() if values}
 
 
 def _module_constants(source: str) -> Iterator[tuple[str, object]]:

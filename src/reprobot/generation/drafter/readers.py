@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reprobot.generation.drafter.printed_output import output_after
-from reprobot.generation.drafter.prose import (
+from reprobot.generation.drafter.reading import Reading
+from reprobot.generation.drafter.snippets import code_blocks, shown_value_step
+from reprobot.generation.issue.prose import (
     called_right,
     earlier_release_before,
     introduced_as_wrong,
     title_calls_wrong,
     under_expected_heading,
 )
-from reprobot.generation.drafter.reading import Reading
-from reprobot.generation.drafter.snippets import code_blocks, shown_value_step
-from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
+from reprobot.generation.issue.shown_output import output_after
+from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ READERS: tuple[Reader, ...] = (
         "words judging what is shown: a title calling a result wrong, words before a session "
         "calling it wrong or right, or placing it in an earlier release",
         _any(
-            lambda r: title_calls_wrong(r.issue.title),
+            lambda r: title_calls_wrong(r.issue),
             _sessions_near(introduced_as_wrong),
             _sessions_near(called_right),
             _sessions_near(earlier_release_before),

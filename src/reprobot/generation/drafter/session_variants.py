@@ -8,13 +8,6 @@ from __future__ import annotations
 import ast
 
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
-from reprobot.generation.drafter.prose import (
-    called_right,
-    earlier_release_before,
-    introduced_as_wrong,
-    title_calls_wrong,
-    under_expected_heading,
-)
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.snippets import (
     Program,
@@ -26,7 +19,6 @@ from reprobot.generation.drafter.snippets import (
     shown_values,
 )
 from reprobot.generation.drafter.sources import (
-    MAX_SHOWN_CHARS,
     TestSource,
     is_value_text,
     only_displays,
@@ -37,7 +29,6 @@ from reprobot.generation.drafter.sources import (
     stated_value,
 )
 from reprobot.generation.drafter.stated import about_block
-from reprobot.generation.drafter.stated_phrases import stated_returns
 from reprobot.generation.drafter.test_writer import (
     CAUGHT_OUTPUT,
     assert_expected,
@@ -45,7 +36,16 @@ from reprobot.generation.drafter.test_writer import (
     catch_output,
     indented,
 )
+from reprobot.generation.issue.prose import (
+    called_right,
+    earlier_release_before,
+    introduced_as_wrong,
+    title_calls_wrong,
+    under_expected_heading,
+)
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.stated_calls import stated_returns
+from reprobot.generation.issue.values import MAX_SHOWN_CHARS
 from reprobot.validation import UNPARSABLE
 
 
@@ -306,7 +306,7 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
     # "Wrong result with apart": the value the session shows last is the one called wrong,
     # unless the words next to the session call it right ("as expected", "str is not fooled").
     if (
-        title_calls_wrong(issue.title)
+        title_calls_wrong(issue)
         and index == shown_value_step(program)
         and not (program.origin == "session" and called_right(issue, program.last_block_line))
     ):

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
-from reprobot.generation.drafter.printed_output import block_output, output_after
+from reprobot.generation.drafter.printed_output import block_output
 from reprobot.generation.drafter.sources import OUT_PROMPT, stated_value
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
+from reprobot.generation.issue.shown_output import output_after
 from reprobot.validation import UNPARSABLE, UNREADABLE
 
 _MAX_REPAIRS = 12

@@ -8,10 +8,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from reprobot.generation.issue.values import MAX_SHOWN_CHARS, is_literal
 from reprobot.validation import UNPARSABLE
-
-# The longest value, shown or expected, that a test compares.
-MAX_SHOWN_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -145,19 +143,6 @@ def _is_stated_value(span: str, shown: str) -> bool:
 
 
 # literal_eval raises TypeError on some operations of constants ("1 + 'a'").
-_NOT_LITERAL: tuple[type[Exception], ...] = (*UNPARSABLE, TypeError)
-
-
-def is_literal(text: str) -> bool:
-    """Whether ``text`` is a Python literal (``(0, 4)``, ``'a'``, ``-1.5``): a value, never a
-    call of the project."""
-    try:
-        ast.literal_eval(text.strip())
-    except _NOT_LITERAL:
-        return False
-    return True
-
-
 def _python_kind(text: str) -> str:
     """What sort of Python value ``text`` writes (``number``, ``str``, ``Tuple``, ``Call``), or
     "" when it writes none: a span of the sort a statement showed is a value of its kind."""

@@ -15,10 +15,10 @@ from reprobot.generation.drafter.sources import (
     printed,
     squash,
 )
-from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.drafter.test_writer import assert_expected, assert_not_shown
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 
 
 def about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool:

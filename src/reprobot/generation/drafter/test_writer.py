@@ -6,12 +6,12 @@ text of the issue can break out of the test it is quoted in.
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 from collections.abc import Sequence
 
 from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
+from reprobot.generation.issue.values import literal
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _MAX_SLUG_WORDS = 6
@@ -158,14 +158,6 @@ def catch_output(statement: str) -> list[str]:
         "with _contextlib.redirect_stdout(_io.StringIO()) as _output:",
         indented(statement.strip()),
     ]
-
-
-def literal(text: str) -> tuple[bool, object]:
-    """(True, value) when ``text`` is a Python literal; never runs code."""
-    try:
-        return True, ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
 
 
 def _approximate(value: object) -> bool:

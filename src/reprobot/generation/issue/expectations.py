@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
+from reprobot.generation.issue.values import literal
 
 
 @dataclass(frozen=True)
@@ -325,11 +326,7 @@ def _value_like(text: str) -> bool:
         return False
     if len(text) > 2 and text[0] == text[-1] == "`" and text.count("`") == 2:
         return True
-    try:
-        ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
+    return literal(text)[0]
 
 
 def _stated(

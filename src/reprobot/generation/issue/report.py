@@ -185,6 +185,12 @@ class IssueReport:
         return unique(n for n in names if len(n) <= _NAME_CHARS and not as_path(n))
 
     @cached_property
+    def spans_by_line(self) -> tuple[tuple[int, str], ...]:
+        """Every inline code span of the body, with its line (1-based), in order."""
+        lines = self.body.split("\n")
+        return tuple((number, span) for number, line in enumerate(lines, 1) for span in spans(line))
+
+    @cached_property
     def mentioned_paths(self) -> tuple[str, ...]:
         """File paths mentioned anywhere (``pkg/mod.py:12`` gives ``pkg/mod.py``), in order."""
         tokens = _PATH_SPLIT.split(self.title + "\n" + self.body)

@@ -1,6 +1,6 @@
 """What the prose around an issue's code block says of it: the line just before and just after
-a block, read for a heading over expected results, words calling what it shows right, words
-placing it in an earlier release; and a title calling a result wrong.
+a block (its caption), read for a heading over expected results, words calling what it shows
+right or wrong, words placing it in an earlier release; and a title calling a result wrong.
 
 Pure functions of the issue text; the drafter decides what each reading makes of a block.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.report import CodeBlock, IssueReport
 
 # Words before a session saying it shows an earlier release: "In version 1.6.2 Symbol instances
 # had no `__dict__`", "This used to raise", "In older versions".
@@ -41,10 +41,10 @@ _WRONG_TITLE = re.compile(
 )
 
 
-def title_calls_wrong(title: str) -> bool:
+def title_calls_wrong(issue: IssueReport) -> bool:
     """Whether an issue's title calls a result wrong ("Wrong result with apart", "vectors break
     pretty printing"), not an error message or a warning."""
-    return bool(_WRONG_TITLE.search(title))
+    return bool(_WRONG_TITLE.search(issue.title))
 
 
 # Words saying a shown result is the right one ("as expected", "works fine", "str is not
@@ -72,11 +72,39 @@ def prose_around(issue: IssueReport, line: int) -> tuple[str, str] | None:
     if block is None:
         return None
     lines = issue.body.split("\n")
-    start = block.line - 1
     return (
-        _neighbour(lines, range(start - 1, max(-1, start - 3), -1)),
+        caption(issue, block, within=2),
         _neighbour(lines, range(block.after, min(len(lines), block.after + 2))),
     )
+
+
+def caption(issue: IssueReport, block: CodeBlock, within: int = 3) -> str:
+    """The prose line nearest above ``block``, stripped, among the ``within`` lines before it:
+    the words that name or introduce it; empty when a fence comes first."""
+    lines = issue.body.split("\n")
+    start = block.line - 2
+    return _neighbour(lines, range(start, max(-1, start - within), -1))
+
+
+_GOOD_WORDS = re.compile(r"\b(?:expect\w*|should|correct|desired|intended|works?)\b", re.I)
+_BAD_WORDS = re.compile(
+    r"\b(?:actual\w*|instead|however|but|wrong|incorrect\w*|breaks?|broken|got|currently|fails?)\b",
+    re.I,
+)
+
+
+def output_label(issue: IssueReport, block: CodeBlock) -> str | None:
+    """ "good" or "bad" by the prose just before an output block ("Expected output:",
+    "However, adding -x breaks this:"), the nearest line deciding; None when it says neither."""
+    lines = issue.body.split("\n")[: max(0, block.line - 1)]
+    prose = [line for line in lines[-4:] if line.strip() and not line.lstrip().startswith("```")]
+    for line in reversed(prose[-2:]):
+        bad, good = _BAD_WORDS.search(line), _GOOD_WORDS.search(line)
+        if bad and not good:
+            return "bad"
+        if good and not bad:
+            return "good"
+    return None
 
 
 def under_expected_heading(issue: IssueReport, line: int) -> bool:

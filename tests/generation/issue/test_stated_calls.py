@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.stated_phrases import stated_outcomes, stated_returns
 from reprobot.generation.issue.report import parse_issue
+from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 
 # --- stated_returns ------------------------------------------------------------------------------
 

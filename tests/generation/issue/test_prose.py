@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.drafter.prose import (
+from reprobot.generation.issue.file import read_issue
+from reprobot.generation.issue.prose import (
     called_right,
     earlier_release_before,
     introduced_as_wrong,
@@ -12,7 +13,7 @@ from reprobot.generation.drafter.prose import (
     title_calls_wrong,
     under_expected_heading,
 )
-from reprobot.generation.issue.file import read_issue
+from reprobot.generation.issue.report import parse_issue
 
 
 def _block_line(text: str) -> int:
@@ -83,7 +84,7 @@ def test_words_placing_a_block_in_an_earlier_release(before: str, earlier: bool)
     ],
 )
 def test_a_title_calling_a_result_wrong(title: str, wrong: bool) -> None:
-    assert title_calls_wrong(title) is wrong
+    assert title_calls_wrong(parse_issue(title, "")) is wrong
 
 
 @pytest.mark.parametrize(

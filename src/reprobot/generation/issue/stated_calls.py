@@ -11,9 +11,9 @@ import ast
 import itertools
 import re
 
-from reprobot.generation.drafter.sources import is_literal
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.values import is_literal
 from reprobot.validation import UNPARSABLE
 
 _SPAN = re.compile(r"`([^`\n]+)`")
