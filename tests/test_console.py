@@ -78,7 +78,7 @@ def test_a_console_that_is_not_a_terminal_cuts_nothing() -> None:
     assert out.width == PLAIN_WIDTH
     long_id = "tests/test_parse_duration_durations_more_than_one_2.py::test_" + "x" * 60
     table = Table("method", "file", "why")
-    table.add_row("issue-expected-return (chosen)", long_id, "fails with the issue's ValueError")
+    table.add_row("issue-expected (chosen)", long_id, "fails with the issue's ValueError")
     with out.capture() as captured:
         out.print(table)
     assert long_id in captured.get()

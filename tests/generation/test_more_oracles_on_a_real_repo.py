@@ -126,7 +126,7 @@ def test_a_proposed_setting_verifies_only_the_proposed_value(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        PROPOSAL, "issue-proposed-value", docker_client, tally_repo, tally_env, settings
+        PROPOSAL, "issue-expected", docker_client, tally_repo, tally_env, settings
     )
 
     assert verify(docker_client, tally_env, base, tests, fix=SEMICOLON).status == "verified"
@@ -142,7 +142,7 @@ def test_a_crash_on_piped_text_is_run_through_the_projects_command(
     base = RepoSnapshot.from_git(tally_repo, "HEAD", NAME)
     result = reproduce(read_issue(PIPED), base, tally_env, settings, client=docker_client)
     assert result.reproduced, result.to_json()["candidates"]
-    assert result.chosen is not None and result.chosen.draft.method == "issue-cli"
+    assert result.chosen is not None and result.chosen.draft.method == "issue-command"
     assert "input='a,b,\\n'" in result.test_patch
     assert "RuntimeError" in result.failure_excerpt
     tests = Patch(result.test_patch, name="tests.diff")
@@ -172,7 +172,7 @@ def test_an_operation_called_incomplete_verifies_only_a_complete_result(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        INCOMPLETE, "issue-fixed-point", docker_client, tally_repo, tally_env, settings
+        INCOMPLETE, "issue-expected", docker_client, tally_repo, tally_env, settings
     )
 
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
@@ -197,7 +197,7 @@ def test_a_truth_value_called_wrong_verifies_only_the_other_one(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        COMPARED, "issue-session-negated", docker_client, tally_repo, tally_env, settings
+        COMPARED, "issue-expected", docker_client, tally_repo, tally_env, settings
     )
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_SOME).status == "not_verified"

@@ -170,7 +170,7 @@ def test_a_stated_expected_value_rejects_wrong_fixes(
     assert drafted and all(c["test_patch"] for c in drafted)
     if phrasing == "instead-of":
         # The session's wrong value and the expected one each gave a draft, side by side.
-        assert {c["method"] for c in drafted} >= {"issue-session-value", "issue-session-expected"}
+        assert {c["method"] for c in drafted} >= {"issue-wrong-value", "issue-expected"}
     tests = Patch(result.test_patch, name="tests.diff")
 
     assert _only_the_right_fix_verifies(docker_client, stats_env, base, tests)
@@ -192,7 +192,7 @@ def test_a_test_that_only_checks_the_wrong_value_is_gone_never_verifies(
     assert result.reproduced
     assert result.chosen is not None and result.chosen.oracle is not None
     assert result.chosen.oracle.kind is OracleKind.WEAK
-    assert result.chosen.draft.method == "issue-stated-value"
+    assert result.chosen.draft.method == "issue-wrong-value"
     tests = Patch(result.test_patch, name="tests.diff")
 
     # The right fix and a wrong one both pass it: neither is called verified.
@@ -244,7 +244,7 @@ def test_patch_aware_drafting_keeps_only_tests_the_fix_turns_green(
     lower = reproduce(issue, base, stats_env, settings, client=docker_client, fix=LOWER)
     assert lower.chosen is not None and lower.chosen.oracle is not None
     assert lower.chosen.oracle.kind is OracleKind.WEAK
-    reasons = [c.reason for c in lower.candidates if c.draft.method == "issue-expected-return"]
+    reasons = [c.reason for c in lower.candidates if c.draft.method == "issue-expected"]
     assert reasons == ["fails on R for the issue's reason, but still fails with the fix"]
     tests = Patch(lower.test_patch, name="tests.diff")
     assert verify(docker_client, stats_env, base, tests, fix=LOWER).status == "weak"
@@ -301,7 +301,7 @@ def test_two_computations_the_issue_says_should_agree_reject_wrong_fixes(
     base, result = _reproduced(DISAGREEING, docker_client, stats_repo, stats_env, settings)
     assert result.reproduced, result.to_json()["candidates"]
     assert result.chosen is not None and result.chosen.oracle is not None
-    assert result.chosen.draft.method == "issue-session-agree"
+    assert result.chosen.draft.method == "issue-expected"
     assert result.chosen.oracle.kind is OracleKind.EXPECTED
     assert result.chosen.oracle.assertion == "_agree(median(a), median(b))"
     tests = Patch(result.test_patch, name="tests.diff")
@@ -322,7 +322,7 @@ def test_values_a_script_shows_are_what_it_printed(
     assert result.chosen is not None and result.chosen.oracle is not None
     # The title calls the last value shown wrong: the test checks that it is gone, no more;
     # "3", not the "2" shown before it.
-    assert result.chosen.draft.method == "issue-session-value"
+    assert result.chosen.draft.method == "issue-wrong-value"
     assert result.chosen.oracle.kind is OracleKind.WEAK
     assert "3" in result.failure_excerpt
     assert "assert '3' not in" in result.test_patch

@@ -219,7 +219,7 @@ def test_a_unittest_project_gets_a_testcase_that_reproduces_and_verifies_the_fix
     assert result.reproduced, [c.reason for c in result.candidates]
     assert result.chosen is not None
     # The expected value the issue states, checked by a method of a TestCase class.
-    assert result.chosen.draft.method == "issue-session-expected"
+    assert result.chosen.draft.method == "issue-expected"
     (test_id,) = result.failing_tests
     path, cls, method = test_id.split("::")
     assert path.startswith("tests/") and cls.startswith("Test") and method.startswith("test_")

@@ -220,7 +220,7 @@ def test_a_sphinx_extension_issue_is_reproduced_by_building_its_pages(
     env = ensure_environment(docker_client, EnvSpec(python="3.11"), base, settings)
     result = reproduce(read_issue(SHOUT_ISSUE), base, env, settings, client=docker_client)
     assert result.reproduced, [c.reason for c in result.candidates]
-    assert result.chosen is not None and result.chosen.draft.method == "issue-docs"
+    assert result.chosen is not None and result.chosen.draft.method == "issue-command"
     assert "shout needs some text" in result.failure_excerpt
     verdict = verify(docker_client, env, base, Patch(result.test_patch), fix=Patch(SHOUT_FIX))
     # The warning is gone with the fix: fail to pass, but all the test knows is that, so the

@@ -120,7 +120,7 @@ def test_code_and_traceback_give_an_issue_code_draft(repo: Path, snapshot: RepoS
 def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(STATED_ISSUE, snapshot)
     (d,) = out.drafts
-    assert d.method == "issue-expected-return"
+    assert d.method == "issue-expected"
     assert "`mean([1, 2])` must give `1.5`" in d.note
     text = module_of(d)
     compile(text, d.test_files[0], "exec")
@@ -135,9 +135,9 @@ def test_a_bare_name_as_the_expected_value_counts_only_when_the_project_exports_
 ) -> None:
     # "mean" is a value the calc package exports; "positive" is a word of the reporter's.
     named = draft(("mean([1, 2]) is 1, it should be mean", ""), snapshot)
-    assert [d.method for d in named.drafts] == ["issue-expected-return", "issue-stated-value"]
+    assert [d.method for d in named.drafts] == ["issue-expected", "issue-wrong-value"]
     worded = draft(("mean([1, 2]) is 1, it should be positive", ""), snapshot)
-    assert [d.method for d in worded.drafts] == ["issue-stated-value"]
+    assert [d.method for d in worded.drafts] == ["issue-wrong-value"]
 
 
 def test_an_expected_value_given_as_a_sentence_is_no_value_to_compare(
@@ -145,14 +145,14 @@ def test_an_expected_value_given_as_a_sentence_is_no_value_to_compare(
 ) -> None:
     session = "```python\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n\n"
     worded = draft(("mean of two numbers", session + "Expected: the average of both\n"), snapshot)
-    assert "issue-session-expected" not in [d.method for d in worded.drafts]
+    assert "issue-expected" not in [d.method for d in worded.drafts]
     valued = draft(("mean of two numbers", session + "Expected: `1.5`\n"), snapshot)
-    assert "issue-session-expected" in [d.method for d in valued.drafts]
+    assert "issue-expected" in [d.method for d in valued.drafts]
 
 
 def test_a_command_line_reproduction(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(CLI_ISSUE, snapshot)
-    d = by_method(out)["issue-cli"]
+    d = by_method(out)["issue-command"]
     text = module_of(d)
     compile(text, d.test_files[0], "exec")
     assert "import subprocess\n" in text
@@ -192,14 +192,14 @@ def test_drafts_fail_on_r_for_the_issues_reason(
     git(tmp_path, "clone", "-q", str(repo), str(work))
     wanted = {
         CODE_ISSUE: ("issue-code",),
-        SESSION_ISSUE: ("issue-session-value", "issue-session-expected"),
-        STATED_ISSUE: ("issue-expected-return",),
+        SESSION_ISSUE: ("issue-wrong-value", "issue-expected"),
+        STATED_ISSUE: ("issue-expected",),
         # No session, no traceback: the code block's last expression and the value stated after.
-        CODE_EXPECTED_ISSUE: ("issue-code-expected",),
+        CODE_EXPECTED_ISSUE: ("issue-expected",),
         # The issue's data.py alone, run as a test, shows nothing: only the command does.
-        CLI_ISSUE: ("issue-cli",),
-        PRINTED_ISSUE: ("issue-session-value",),
-        EARLIER_ISSUE: ("issue-session-raised-before",),
+        CLI_ISSUE: ("issue-command",),
+        PRINTED_ISSUE: ("issue-wrong-value",),
+        EARLIER_ISSUE: ("issue-expected",),
     }
     drafted: list[tuple[IssueReport, DrafterOutput, Draft]] = []
     for pair, methods in wanted.items():
@@ -237,13 +237,13 @@ def test_a_code_block_and_a_value_stated_after_it_give_an_expected_draft(
     snapshot: RepoSnapshot,
 ) -> None:
     out = draft(CODE_EXPECTED_ISSUE, snapshot)
-    text = module_of(by_method(out)["issue-code-expected"])
+    text = module_of(by_method(out)["issue-expected"])
     assert "values = [1, 2]\n    result = mean(values)\n" in text
     assert "assert result == pytest.approx(1.5)" in text
     # "Would be nice" is no value; "`2` or `3`" offers two outcomes, neither expected.
     for words in ("It would be nice if this worked.", "It should be `2` or `3`."):
         vague = (CODE_EXPECTED_ISSUE[0], CODE_EXPECTED_ISSUE[1].split("Ideally")[0] + words)
-        assert "issue-code-expected" not in by_method(draft(vague, snapshot))
+        assert "issue-expected" not in by_method(draft(vague, snapshot))
 
 
 def test_a_value_stated_after_a_code_block_is_about_that_block_only(
@@ -251,11 +251,11 @@ def test_a_value_stated_after_a_code_block_is_about_that_block_only(
 ) -> None:
     later = "\n\nAs a corollary:\n\n```python\nfrom calc import mean\nprint(mean([1, 2, 4]))\n```\n"
     two_blocks = (CODE_EXPECTED_ISSUE[0], CODE_EXPECTED_ISSUE[1] + later)
-    drafts = [d for d in draft(two_blocks, snapshot).drafts if d.method == "issue-code-expected"]
+    drafts = [d for d in draft(two_blocks, snapshot).drafts if d.method == "issue-expected"]
     # `1.5` was said of `mean([1, 2])`: never asserted of the later block's `mean([1, 2, 4])`.
     assert drafts == []
     # Stated after the later block, it is about that one.
     after = (CODE_EXPECTED_ISSUE[0], later + "\n" + CODE_EXPECTED_ISSUE[1])
-    (one,) = [d for d in draft(after, snapshot).drafts if d.method == "issue-code-expected"]
+    (one,) = [d for d in draft(after, snapshot).drafts if d.method == "issue-expected"]
     assert "assert result == pytest.approx(1.5)" in module_of(one)
     assert "values = [1, 2]\n    result = mean(values)\n" in module_of(one)

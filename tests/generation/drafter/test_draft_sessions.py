@@ -22,12 +22,12 @@ from tests.support.calc_project import (
 def test_a_session_with_a_wrong_value(repo: Path, snapshot: RepoSnapshot) -> None:
     out = draft(SESSION_ISSUE, snapshot)
     drafts = by_method(out)
-    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
+    assert list(drafts) == ["issue-wrong-value", "issue-expected"]
     assert out.wrong_values == ("1",)
-    value = module_of(drafts["issue-session-value"])
+    value = module_of(drafts["issue-wrong-value"])
     assert "from calc import mean\n" in value
     assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in value
-    expected = module_of(drafts["issue-session-expected"])
+    expected = module_of(drafts["issue-expected"])
     # A float is compared numerically, with pytest's tolerance, and the module imports pytest.
     assert "    assert result == pytest.approx(1.5), " in expected
     assert expected.index("import pytest\n") < expected.index("def test_")
@@ -47,7 +47,7 @@ def test_a_title_calling_the_result_wrong_makes_the_last_shown_value_the_wrong_o
     session = "```pycon\n>>> from calc import mean\n>>> mean([2, 2])\n2\n>>> mean([1, 2])\n1\n```\n"
     out = draft(("Wrong result of mean", session), snapshot)
     (d,) = out.drafts
-    assert d.method == "issue-session-value"
+    assert d.method == "issue-wrong-value"
     assert out.wrong_values == ("1",)
     text = module_of(d)
     assert "result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
@@ -78,7 +78,7 @@ def test_of_several_sessions_under_a_title_calling_a_result_wrong_the_last_shows
     drafts = by_method(out)
     # Only the last session's value is called wrong, with the code it needs before it.
     assert out.wrong_values == ("1",)
-    value = module_of(drafts["issue-session-value"])
+    value = module_of(drafts["issue-wrong-value"])
     assert "    pair = [1, 2]\n    mean([2, 4])\n    result = mean(pair)\n" in value
     assert "    assert '1' not in (str(result), repr(result))" in value
     assert "'3' not in" not in "".join(module_of(d) for d in out.drafts)
@@ -95,7 +95,7 @@ def test_a_session_the_words_next_to_it_call_right_shows_no_wrong_value(
     out = draft(("inaccurate mean of pairs", body), snapshot)
     # The first session is the wrong one; the sentence ending in a colon introduces the second.
     assert out.wrong_values == ("1",)
-    assert {d.method for d in out.drafts} == {"issue-session-value"}
+    assert {d.method for d in out.drafts} == {"issue-wrong-value"}
 
 
 def test_a_session_under_an_expected_results_heading_states_the_expected_value(
@@ -110,9 +110,9 @@ def test_a_session_under_an_expected_results_heading_states_the_expected_value(
     out = draft(("mean of two numbers does not show the correct value", body), snapshot)
     drafts = by_method(out)
     assert out.wrong_values == ("1",)
-    expected = module_of(drafts["issue-session-expected"])
+    expected = module_of(drafts["issue-expected"])
     assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
-    value = module_of(drafts["issue-session-value"])
+    value = module_of(drafts["issue-wrong-value"])
     assert "assert '1' not in (str(result), repr(result))" in value
     assert "'1.5' not in" not in "".join(module_of(d) for d in out.drafts)
     for d in out.drafts:
@@ -122,7 +122,7 @@ def test_a_session_under_an_expected_results_heading_states_the_expected_value(
 def test_a_session_pasted_twice_is_one_session_under_a_wrong_title(snapshot: RepoSnapshot) -> None:
     session = "```\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
     out = draft(("Wrong result of mean", session + "\nAgain:\n\n" + session), snapshot)
-    assert {d.method for d in out.drafts} == {"issue-session-value"}
+    assert {d.method for d in out.drafts} == {"issue-wrong-value"}
     assert out.wrong_values == ("1",)
 
 
@@ -135,13 +135,13 @@ def test_code_whose_comments_show_the_printed_values_is_read_as_a_session(
     )
     out = draft(("Wrong mean of two numbers", body), snapshot)
     drafts = by_method(out)
-    assert {"issue-code", "issue-session-value", "issue-session-expected"} <= set(drafts)
+    assert {"issue-code", "issue-wrong-value", "issue-expected"} <= set(drafts)
     assert out.wrong_values == ("1",)
-    value = module_of(drafts["issue-session-value"])
+    value = module_of(drafts["issue-wrong-value"])
     # The setup is every statement before the one shown wrong, both blocks included.
     assert "    mean([2, 4])\n    result = mean([1, 2])\n" in value
     assert "    assert '1' not in (str(result), repr(result))" in value
-    expected = module_of(drafts["issue-session-expected"])
+    expected = module_of(drafts["issue-expected"])
     assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in expected
     for d in out.drafts:
         compile(module_of(d), d.test_files[0], "exec")
@@ -154,7 +154,7 @@ def test_a_comment_below_the_output_that_calls_it_wrong_marks_it(snapshot: RepoS
         "# This is not correct\nprint(mean([2, 4]))\n# Out: 3\n# This is correct\n```\n"
     )
     out = draft(("mean() and two numbers", body), snapshot)
-    text = module_of(by_method(out)["issue-session-value"])
+    text = module_of(by_method(out)["issue-wrong-value"])
     # The marked line is the one asserted on, and a printed value is about what is printed.
     assert "    result = mean([1, 2])\n    assert '1' not in (str(result), repr(result))" in text
     assert "mean([2, 4])" not in text
@@ -166,7 +166,7 @@ def test_a_comment_below_the_output_that_calls_it_wrong_marks_it(snapshot: RepoS
 def test_a_printing_statement_shows_what_it_wrote(snapshot: RepoSnapshot) -> None:
     out = draft(PRINTED_ISSUE, snapshot)
     (d,) = out.drafts
-    assert d.method == "issue-session-value"
+    assert d.method == "issue-wrong-value"
     assert out.wrong_values == ("mean: 1",)
     text = module_of(d)
     assert "import contextlib as _contextlib\nimport io as _io\n" in text
@@ -182,7 +182,7 @@ def test_a_session_from_an_earlier_release_shows_the_raise_that_should_happen(
 ) -> None:
     out = draft(EARLIER_ISSUE, snapshot)
     (d,) = out.drafts
-    assert d.method == "issue-session-raised-before"
+    assert d.method == "issue-expected"
     assert '    with pytest.raises(ValueError):\n        parse_number("007")\n' in module_of(d)
     # Types "that were used to fit it" speak of no earlier release: the raise is the bug.
     other = EARLIER_ISSUE[1].replace(
@@ -213,8 +213,8 @@ def test_a_sibling_that_raises_sets_what_the_pointed_statement_must_do(
 ) -> None:
     out = draft(RAISES_LIKE_ISSUE, snapshot)
     drafts = by_method(out)
-    assert "issue-session-raises-like" in drafts
-    d = drafts["issue-session-raises-like"]
+    assert "issue-expected" in drafts
+    d = drafts["issue-expected"]
     assert '`parse_number("   ")` must raise `ValueError`' in d.note
     text = module_of(d)
     compile(text, d.test_files[0], "exec")
@@ -266,14 +266,14 @@ def test_a_template_section_holding_the_session_ties_its_expected_value_to_it(
 ) -> None:
     out = draft(("mean truncates", _WHAT_HAPPENED.format(expected=expected)), snapshot)
     drafts = by_method(out)
-    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
-    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+    assert list(drafts) == ["issue-wrong-value", "issue-expected"]
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-expected"])
     assert out.wrong_values == ("1",)
 
 
 def test_a_section_of_words_alone_gives_no_expected_value(snapshot: RepoSnapshot) -> None:
     text = _WHAT_HAPPENED.format(expected="The mean, not the floor of it.")
-    assert list(by_method(draft(("mean truncates", text), snapshot))) == ["issue-session-value"]
+    assert list(by_method(draft(("mean truncates", text), snapshot))) == ["issue-wrong-value"]
 
 
 def test_a_sentence_after_code_states_what_it_gave_and_what_it_should(
@@ -284,8 +284,8 @@ def test_a_sentence_after_code_states_what_it_gave_and_what_it_should(
         "I would expect the output `1.5` but instead I get `1`.\n"
     )
     drafts = by_method(draft(("mean truncates", body), snapshot))
-    assert "issue-session-expected" in drafts
-    text = module_of(drafts["issue-session-expected"])
+    assert "issue-expected" in drafts
+    text = module_of(drafts["issue-expected"])
     assert "result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in text
 
 
@@ -297,8 +297,8 @@ def test_a_sentence_saying_instead_of_after_the_session_gives_the_expected_value
         "The result is `1` instead of `1.5`, as in numpy.\n"
     )
     drafts = by_method(draft(("mean truncates", body), snapshot))
-    assert list(drafts) == ["issue-session-value", "issue-session-expected"]
-    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+    assert list(drafts) == ["issue-wrong-value", "issue-expected"]
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-expected"])
 
 
 def test_an_ipython_output_under_expected_behaviour_is_the_expected_value_not_code(
@@ -310,7 +310,7 @@ def test_an_ipython_output_under_expected_behaviour_is_the_expected_value_not_co
     )
     drafts = by_method(draft(("mean truncates", body), snapshot))
     assert "issue-code" not in drafts
-    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-expected"])
 
 
 def test_a_value_test_keeps_only_the_statements_it_needs(snapshot: RepoSnapshot) -> None:
@@ -332,4 +332,4 @@ def test_an_actual_behaviour_told_in_words_leaves_the_expected_value_about_the_s
         "The sum is being floored instead of `1.5`.\n"
     )
     drafts = by_method(draft(("mean truncates", body), snapshot))
-    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-session-expected"])
+    assert "assert result == pytest.approx(1.5), " in module_of(drafts["issue-expected"])

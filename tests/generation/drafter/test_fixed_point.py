@@ -48,7 +48,7 @@ def test_the_shown_value_of_an_incomplete_operation_must_be_a_fixed_point() -> N
     [program] = code_programs(issue)
     [source], wrong = fixed_point_sources(program, issue)
     assert wrong == "2*ux(u + v) - vx(u + v)"
-    assert source.method == "issue-fixed-point"
+    assert source.method == "issue-expected"
     assert source.body.splitlines()[-3:] == [
         "result = P.expand(deep=True)",
         "again = result.expand(deep=True)",

@@ -71,7 +71,7 @@ def test_only_top_level_literal_constants_of_the_code_count() -> None:
 def test_the_test_asserts_the_proposed_value_by_its_kind() -> None:
     setting = ProposedSetting("tally.log", "DEFAULT_WIDTH", 80, 100)
     [source] = proposed_setting_sources(setting)
-    assert source.method == "issue-proposed-value"
+    assert source.method == "issue-expected"
     assert source.imports == ("from tally.log import DEFAULT_WIDTH",)
     assert "result == 100" in source.body
     body = "\n".join("    " + line for line in source.body.splitlines())

@@ -82,7 +82,7 @@ def test_reproduces_the_example_issue_and_the_fix_turns_it_green(
     assert result.reproduced
     assert result.chosen is not None
     # The issue states the value it expects, so the chosen test checks that value.
-    assert result.chosen.draft.method == "issue-expected-return"
+    assert result.chosen.draft.method == "issue-expected"
     assert "ValueError" in result.failure_excerpt and "1h30" in result.failure_excerpt
     assert all(t.startswith("tests/") for t in result.failing_tests)
     assert _applies(example_repo, result.test_patch)

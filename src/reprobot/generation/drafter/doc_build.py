@@ -156,20 +156,20 @@ def doc_case(
 
 
 def command_variants(reading: Reading) -> Produced:
-    """The files the issue shows and the project's command run on them (``issue-cli``); else,
-    for a Sphinx issue, its documentation built (``issue-docs``). Each keeps out the output lines
-    the issue reports as wrong."""
+    """``issue-command``: the files the issue shows and the project's command run on them; else,
+    for a Sphinx issue, its documentation built. Each keeps out the output lines the issue
+    reports as wrong."""
     tree = reading.tree
     case = cli_case(reading.issue, tree.layout, tree.manifests)
     if case is not None:
         imports, body = cli_test_body(case)
         note = f"runs `{case.tool.name}` on the issue's files"
-        source = TestSource("issue-cli", tuple(imports), body, note, True)
+        source = TestSource("issue-command", tuple(imports), body, note, True)
         return Produced((source,), tuple(case.absent))
     docs = doc_case(reading.issue, tree.layout, tree.manifests)
     if docs is None:
         return NOTHING
     imports, body = cli_test_body(docs)
     note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
-    source = TestSource("issue-docs", tuple(imports), body, note, True)
+    source = TestSource("issue-command", tuple(imports), body, note, True)
     return Produced((source,), tuple(docs.absent))

@@ -5,33 +5,26 @@ keeps its tests, in the shape its runner collects (``test_style``: pytest functi
 Variants, each its own test module, all deterministic (the table, with the order selection ranks
 them in, is ``variants``; each is built from one ``reading`` of the issue):
 
+- ``issue-expected``: a statement and what the issue expects of it, in each shape the claim
+  takes: a code block's final expression or a call must give the value the issue states; a
+  session's shown value must become the one the issue expects, or a truth value called wrong the
+  other; two parallel computations the issue says should agree (``e`` and ``f = simplify(e)``)
+  must give equal values; the value of an operation the issue calls incomplete, given to the
+  same call again, must come back unchanged; a module constant must have the value the issue
+  proposes (``proposed_setting``); a statement the reporter points at must raise as the one
+  before it does, and a session the issue shows from an earlier release must raise again there.
 - ``issue-code``: every code block before the traceback, run as a test, its last expression
-  shown as a notebook shows it (fails with the issue's exception on R, passes once it is
-  gone); ``issue-code-last``: the last such block alone; ``issue-code-expected``: the block's
-  final expression must give the value the issue expects.
-- ``issue-session-raises``: an interactive session up to the statement that raised;
-  ``issue-session-raised-before``: a session the issue shows from an earlier release, where
-  the raise was right ("In version 1.6.2 ... had no ``__dict__``"): it must raise again;
-  ``issue-session-raises-like``: a statement the reporter points at must raise as the one
-  before it does.
-- ``issue-session-value``: the session's shown (wrong) value must not come back;
-  ``issue-stated-value``: the same for a call the issue says gives a wrong value ("f(x) is 3");
-  ``issue-session-expected``: the value the issue states as expected must come back;
-  ``issue-session-negated``: a truth value the session shows, called wrong, must be the other.
+  shown as a notebook shows it (fails with the issue's exception on R, passes once it is gone);
+  ``issue-code-last``: the last such block alone.
+- ``issue-session-raises``: an interactive session up to the statement that raised.
+- ``issue-command``: the files the issue shows, the project's command run on them, and the
+  output lines it reports as wrong (absent) or right (present); for a Sphinx issue, its
+  documentation project built and the warning it quotes no longer printed (``doc_build``).
+- ``issue-wrong-value``: the value a session shows, or a call the issue says gives ("f(x) is
+  3"), called wrong, must not come back.
 - ``issue-shown-value``: only when a fix is known (pull request time): each value a session
   or a script shows must not come back, none of them called wrong; the fix picks the one it
   turns from fail to pass.
-- ``issue-session-agree``: two parallel computations the session shows disagreeing, where the
-  issue says they should agree (``e`` and ``f = simplify(e)``), must give equal values.
-- ``issue-fixed-point``: the value an operation the issue calls incomplete gives ("the
-  expansion stops incomplete"), given to the same call again, must come back unchanged.
-- ``issue-cli``: the files the issue shows, the project's command run on them, and the output
-  lines it reports as wrong (absent) or right (present).
-- ``issue-docs``: the documentation project a Sphinx issue shows, built, and the warning it
-  quotes no longer printed (``doc_build``).
-- ``issue-proposed-value``: a module constant whose value the issue shows and proposes to
-  change (``DEFAULT_LOG_FORMAT = ...`` "instead"): it must have the proposed value
-  (``proposed_setting``).
 
 Names a snippet uses without importing are resolved from the tree (``name_resolution``), and
 then from the imports the project's own tests use (``imports_in_tests``).

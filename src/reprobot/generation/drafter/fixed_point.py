@@ -72,7 +72,7 @@ def fixed_point_sources(program: Program, issue: IssueReport) -> tuple[list[Test
         ]
     )
     note = f"`{expression}` must be complete: applying `{operation}` again changes nothing"
-    return [TestSource("issue-fixed-point", program.imports, body, note)], value
+    return [TestSource("issue-expected", program.imports, body, note)], value
 
 
 def fixed_point_variants(reading: Reading) -> Produced:

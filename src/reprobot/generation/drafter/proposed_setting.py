@@ -78,7 +78,7 @@ def proposed_setting_sources(setting: ProposedSetting | None) -> list[TestSource
     body = "\n".join([f"result = {setting.name}", expected_assertion(repr(setting.proposed))])
     note = f"`{setting.name}` must be `{setting.proposed!r}`, as the issue proposes"
     imports = (f"from {setting.module} import {setting.name}",)
-    return [TestSource("issue-proposed-value", imports, body, note)]
+    return [TestSource("issue-expected", imports, body, note)]
 
 
 def proposed_setting_variant(reading: Reading) -> Produced:

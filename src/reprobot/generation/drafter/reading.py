@@ -82,16 +82,14 @@ Builder = Callable[[Reading], Produced]
 class Variant:
     """One kind of drafted test: the method name its drafts carry, what its assertion checks
     (``checks``: an expected value or exception, the crash gone, or the wrong value gone), what of
-    the issue it needs, in words, and the builder that makes it. Several variants of one family
-    share a builder (a session's value is expected, negated or only gone, whichever the issue
-    says); a builder runs once per issue however many variants name it."""
+    the issue it needs, in words, and the builders that make it, one per shape the claim takes
+    in an issue. A builder may serve two variants (a session's value is expected, or only gone,
+    whichever the issue says); it runs once per issue however many variants name it."""
 
     name: str
     checks: str
     needs: str
-    build: Builder
+    builds: tuple[Builder, ...]
     pull_request_only: bool = False
-    # The class of claims it tests (``CLAIMS`` in ``variants``): variants are the shapes one
-    # claim takes in an issue, and it is the class that must hold across issues and
-    # repositories.
+    # The class of claims it tests (``CLAIMS`` in ``variants``).
     claim: str = ""

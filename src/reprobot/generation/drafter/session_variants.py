@@ -66,7 +66,7 @@ def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     ]
     note = f"`{first}` and `{second}` must agree, as the issue expects"
     body = assert_agree(first, second, found.claim, setup)
-    return [TestSource("issue-session-agree", program.imports, body, note)]
+    return [TestSource("issue-expected", program.imports, body, note)]
 
 
 def _setup(program: Program, index: int, *, displays: bool = True) -> list[str]:
@@ -138,7 +138,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
         if value and len(value) <= MAX_SHOWN_CHARS and "\n" not in value:
             note = "the value the issue's expected results show"
             body = assert_expected(expression, value, setup)
-            return [TestSource("issue-session-expected", program.imports, body, note)]
+            return [TestSource("issue-expected", program.imports, body, note)]
         return []
     wrong = bool(value) and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown)
     if wrong and not caught and value in _BOOLEANS and is_boolean(expression):
@@ -146,11 +146,11 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
         right = _BOOLEANS[value]
         note = f"`{expression}` must be {right}: the issue calls {value} wrong"
         body = assert_expected(expression, right, setup)
-        out.append(TestSource("issue-session-negated", program.imports, body, note))
+        out.append(TestSource("issue-expected", program.imports, body, note))
     elif wrong:
         out.append(
             TestSource(
-                "issue-session-value",
+                "issue-wrong-value",
                 program.imports,
                 assert_not_shown(expression, value, setup, pretty),
                 "the wrong value the session shows must not come back",
@@ -171,7 +171,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             if is_value_text(expected) or same_kind(expected, value):
                 out.append(
                     TestSource(
-                        "issue-session-expected",
+                        "issue-expected",
                         program.imports,
                         assert_expected(expression, expected, setup),
                         "the value the issue expects",
@@ -275,7 +275,7 @@ def raised_before_sources(program: Program, raised: int) -> list[TestSource]:
     statement = program.steps[raised].source
     body = "\n".join([*setup, f"with pytest.raises({exception}):", indented(statement.strip())])
     note = f"`{statement.strip()}` must raise `{exception}`, as the earlier release the issue shows"
-    return [TestSource("issue-session-raised-before", program.imports, body, note)]
+    return [TestSource("issue-expected", program.imports, body, note)]
 
 
 def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
@@ -293,7 +293,7 @@ def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     statement = program.steps[marked].source
     body = "\n".join([*setup, f"with pytest.raises({exception}):", f"    {statement}"])
     note = f"`{statement}` must raise `{exception}`, as the statement before it does"
-    return [TestSource("issue-session-raises-like", program.imports, body, note)]
+    return [TestSource("issue-expected", program.imports, body, note)]
 
 
 def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
@@ -330,9 +330,9 @@ def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
 
 def session_raise_variants(reading: Reading) -> Produced:
     """Per session, the statement it shows raising: the same raise as the statement before it
-    for one the reporter points at (``issue-session-raises-like``), the raise again where the
-    issue places the session in an earlier release (``issue-session-raised-before``), else the
-    session up to each raise (``issue-session-raises``)."""
+    for one the reporter points at, or the raise again where the issue places the session in an
+    earlier release (both ``issue-expected``), else the session up to each raise
+    (``issue-session-raises``)."""
     out: list[TestSource] = []
     for program in reading.sessions:
         raised = raising_step(program)
@@ -377,7 +377,7 @@ def expected_output_sources(program: Program) -> list[TestSource]:
         setup = [*_setup(program, k, displays=False), *caught]
         note = "the value the issue's expected section shows in place of the one the code showed"
         body = assert_expected(expression, expected, setup)
-        out.append(TestSource("issue-session-expected", program.imports, body, note))
+        out.append(TestSource("issue-expected", program.imports, body, note))
     return out
 
 

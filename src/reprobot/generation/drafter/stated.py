@@ -61,7 +61,7 @@ def code_expected_sources(program: Program, issue: IssueReport) -> list[TestSour
     setup = [s.source for s in program.steps[:-1]]
     note = f"`{expression}` must give `{expected}`, as the issue expects"
     body = assert_expected(expression, expected, setup)
-    return [TestSource("issue-code-expected", program.imports, body, note)]
+    return [TestSource("issue-expected", program.imports, body, note)]
 
 
 def setup_before(program: Program, call: str) -> list[str]:
@@ -79,10 +79,10 @@ def expected_return_sources(programs: list[Program], stated: tuple[str, str]) ->
     call, value = stated
     note = f"`{call}` must give `{value}`, as the issue expects"
     if not programs:
-        return [TestSource("issue-expected-return", (), assert_expected(call, value), note)]
+        return [TestSource("issue-expected", (), assert_expected(call, value), note)]
     return [
         TestSource(
-            "issue-expected-return",
+            "issue-expected",
             program.imports,
             assert_expected(call, value, setup_before(program, call)),
             note,
@@ -112,7 +112,7 @@ def stated_value_sources(programs: list[Program], call: str, value: str) -> list
     setup = setup_before(program, call) if program else []
     imports = program.imports if program else ()
     body = assert_not_shown(call, value, setup)
-    return [TestSource("issue-stated-value", imports, body, note)]
+    return [TestSource("issue-wrong-value", imports, body, note)]
 
 
 _CONSTANTS = frozenset({"None", "True", "False"})

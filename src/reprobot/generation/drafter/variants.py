@@ -26,12 +26,7 @@ from reprobot.generation.drafter.stated import (
     stated_value_variant,
 )
 
-EXPECTED, RAISES, CRASH, GONE = (
-    "an expected value",
-    "an expected exception",
-    "the crash gone",
-    "the wrong value gone",
-)
+CRASH, GONE = "the crash gone", "the wrong value gone"
 
 # The classes of claims the variants test, each a class across the dev issues and their
 # repositories (``benchmarks/rule_coverage.py``): what the issue expects a statement to give or
@@ -46,109 +41,57 @@ EXPECTS, CRASHES, COMMAND_PRINTS, GIVES_WRONG = (
 CLAIMS = (EXPECTS, CRASHES, COMMAND_PRINTS, GIVES_WRONG)
 
 # On equal relevance, the issue's own code beats a model's rewrite of it: it is what the
-# reporter ran.
+# reporter ran. Each variant is a class of the dev issues (three issues, two repositories at
+# least, ``benchmarks/rule_coverage.py``); the shapes one takes in an issue are its builders.
 VARIANTS: tuple[Variant, ...] = (
     Variant(
-        "issue-expected-return",
-        EXPECTED,
-        "a call and the value the issue expects of it",
-        expected_return_variant,
+        "issue-expected",
+        "an expected value or exception",
+        "a statement and what the issue expects of it: a value stated for a call or for a code "
+        "block's final expression, a value a session shows beside the one expected, a truth "
+        "value called wrong, two computations that should agree, an operation's value called "
+        "incomplete, a module constant's proposed value, a raise the reporter points at or "
+        "places in an earlier release",
+        (
+            expected_return_variant,
+            session_raise_variants,
+            code_expected_variant,
+            proposed_setting_variant,
+            shown_variants,
+            agreement_variants,
+            fixed_point_variants,
+        ),
         claim=EXPECTS,
     ),
-    Variant(
-        "issue-session-raises-like",
-        RAISES,
-        "a session raising, and a later statement the reporter points at",
-        session_raise_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-session-raised-before",
-        RAISES,
-        "a session placed in an earlier release, raising there",
-        session_raise_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-code-expected",
-        EXPECTED,
-        "a code block ending in an expression, and a value stated for it",
-        code_expected_variant,
-        claim=EXPECTS,
-    ),
-    Variant("issue-code", CRASH, "a code block", code_run_variants, claim=CRASHES),
+    Variant("issue-code", CRASH, "a code block", (code_run_variants,), claim=CRASHES),
     Variant(
         "issue-session-raises",
         CRASH,
         "a session showing a statement raise",
-        session_raise_variants,
+        (session_raise_variants,),
         claim=CRASHES,
     ),
     Variant(
-        "issue-cli",
-        "the output called wrong gone, that called right there",
-        "files and the project's command run on them, with the output called wrong",
-        command_variants,
+        "issue-command",
+        "the output or warning called wrong gone, the output called right there",
+        "files and the project's command run on them (a Sphinx project's build included), with "
+        "the output or warning called wrong",
+        (command_variants,),
         claim=COMMAND_PRINTS,
     ),
     Variant(
-        "issue-docs",
-        "the quoted warning gone",
-        "a Sphinx project's files and the warning its build prints",
-        command_variants,
-        claim=COMMAND_PRINTS,
-    ),
-    Variant(
-        "issue-proposed-value",
-        EXPECTED,
-        "a module constant's value and the one proposed instead",
-        proposed_setting_variant,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-session-expected",
-        EXPECTED,
-        "a shown value and the one the issue expects",
-        shown_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-session-negated",
-        EXPECTED,
-        "a truth value shown and called wrong",
-        shown_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-session-agree",
-        EXPECTED,
-        "two computations shown disagreeing that should agree",
-        agreement_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-fixed-point",
-        EXPECTED,
-        "an operation's value the issue calls incomplete",
-        fixed_point_variants,
-        claim=EXPECTS,
-    ),
-    Variant(
-        "issue-session-value", GONE, "a shown value called wrong", shown_variants, claim=GIVES_WRONG
-    ),
-    Variant(
-        "issue-stated-value",
+        "issue-wrong-value",
         GONE,
-        "a call and the wrong value the issue says it gives",
-        stated_value_variant,
+        "a value a session shows, or a sentence says a call gives, called wrong",
+        (shown_variants, stated_value_variant),
         claim=GIVES_WRONG,
     ),
-    Variant("issue-code-last", CRASH, "a later code block", code_run_variants, claim=CRASHES),
+    Variant("issue-code-last", CRASH, "a later code block", (code_run_variants,), claim=CRASHES),
     Variant(
         "issue-shown-value",
         GONE,
         "any value shown (the fix picks which)",
-        changed_value_variants,
+        (changed_value_variants,),
         pull_request_only=True,
         claim=GIVES_WRONG,
     ),
@@ -161,8 +104,8 @@ METHOD_ORDER: tuple[str, ...] = (*(v.name for v in VARIANTS), *LLM_METHODS)
 
 
 def builders() -> list[Builder]:
-    """Each builder once, in the order of its first variant."""
-    return list(dict.fromkeys(v.build for v in VARIANTS))
+    """Each builder once, in the order of its first variant (and its place in that row)."""
+    return list(dict.fromkeys(build for v in VARIANTS for build in v.builds))
 
 
 def method_rank(method: str) -> int:
