@@ -102,19 +102,20 @@ def tally_env(docker_client: docker.DockerClient, tally_repo: Path, settings: Se
 
 def _reproduced_by(
     text: str,
-    method: str,
+    shape: str,
     client: docker.DockerClient,
     repo: Path,
     env: EnvImage,
     settings: Settings,
 ) -> tuple[RepoSnapshot, Patch]:
-    """The base and the chosen test of the issue ``text``, which ``method`` drafted and which
-    checks a result."""
+    """The base and the chosen test of the issue ``text``, which ``issue-expected`` drafted in
+    the shape its note names (``shape``, words of the note) and which checks a result."""
     base = RepoSnapshot.from_git(repo, "HEAD", NAME)
     result = reproduce(read_issue(text), base, env, settings, client=client)
     assert result.reproduced, result.to_json()["candidates"]
     assert result.chosen is not None and result.chosen.oracle is not None
-    assert result.chosen.draft.method == method
+    assert result.chosen.draft.method == "issue-expected"
+    assert shape in result.chosen.draft.note, result.chosen.draft.note
     assert result.chosen.oracle.kind is OracleKind.EXPECTED
     return base, Patch(result.test_patch, name="tests.diff")
 
@@ -126,7 +127,7 @@ def test_a_proposed_setting_verifies_only_the_proposed_value(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        PROPOSAL, "issue-expected", docker_client, tally_repo, tally_env, settings
+        PROPOSAL, "as the issue proposes", docker_client, tally_repo, tally_env, settings
     )
 
     assert verify(docker_client, tally_env, base, tests, fix=SEMICOLON).status == "verified"
@@ -172,7 +173,7 @@ def test_an_operation_called_incomplete_verifies_only_a_complete_result(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        INCOMPLETE, "issue-expected", docker_client, tally_repo, tally_env, settings
+        INCOMPLETE, "must be complete", docker_client, tally_repo, tally_env, settings
     )
 
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
@@ -197,7 +198,7 @@ def test_a_truth_value_called_wrong_verifies_only_the_other_one(
     settings: Settings,
 ) -> None:
     base, tests = _reproduced_by(
-        COMPARED, "issue-expected", docker_client, tally_repo, tally_env, settings
+        COMPARED, ": the issue calls", docker_client, tally_repo, tally_env, settings
     )
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_ALL).status == "verified"
     assert verify(docker_client, tally_env, base, tests, fix=SQUEEZE_SOME).status == "not_verified"

@@ -141,7 +141,7 @@ def test_a_truth_value_called_wrong_must_become_the_other_one() -> None:
     issue = parse_issue("Messages incorrectly lose empty tags", body)
     (program,) = session_programs(issue)
     [source] = shown_sources(program, issue)
-    assert source.method == "issue-expected"
+    assert source.method == "issue-expected" and "the issue calls True wrong" in source.note
     assert source.body.split("\n")[-2:] == [
         "result = m.tags is None",
         "assert result == False, 'expected ' + 'False' + ', got ' + repr(result)",
