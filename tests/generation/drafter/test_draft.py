@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from reprobot.generation.drafter.draft import DrafterOutput
+from reprobot.generation.drafter.draft import DrafterOutput, draft_from_issue, tree_context
 from reprobot.generation.drafts import Draft, DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.failure_match import issue_reason, judge_run
@@ -177,6 +178,39 @@ def test_unresolved_names_are_reported(snapshot: RepoSnapshot) -> None:
     (d,) = out.drafts
     assert d.method == "issue-code"
     assert out.skipped == (("issue-code", "names the issue's code uses are not found: median_low"),)
+
+
+def test_an_example_of_another_package_only_is_no_draft(snapshot: RepoSnapshot) -> None:
+    """The project's call and, after it, the bug below it in the standard library: only the
+    project's call is drafted; no change of the project can fix the other."""
+    body = (
+        "```pycon\n>>> from calc import parse_number\n>>> parse_number('1.14dev')\n"
+        "Traceback (most recent call last):\nTypeError: '<' not supported\n```\n"
+        "apparently because of a bug in LooseVersion:\n\n"
+        "```pycon\n>>> from distutils.version import LooseVersion\n"
+        ">>> LooseVersion('1.14.3') >= LooseVersion('1.14dev')\n"
+        "Traceback (most recent call last):\nTypeError: '<' not supported\n```\n"
+    )
+    out = draft(("parse_number fails on dev versions", body), snapshot)
+    assert [module_of(d).count("parse_number('1.14dev')") for d in out.drafts] == [1]
+    assert (
+        "issue-session-raises",
+        "the example calls nothing of the project (only distutils)",
+    ) in out.skipped
+
+
+def test_a_run_of_the_projects_command_reaches_it_whatever_it_imports(
+    snapshot: RepoSnapshot,
+) -> None:
+    """The command draft runs the project's own command: even where the package it imports is
+    not one the layout names, it is kept; a plain example that imports only that is not."""
+    tree = tree_context(issue(CLI_ISSUE), snapshot)
+    elsewhere = replace(tree, layout=replace(tree.layout, packages=("calc_engine",)))
+    out = draft_from_issue(issue(CLI_ISSUE), snapshot, elsewhere)
+    assert [d.method for d in out.drafts] == ["issue-command"]
+    assert [m for m, why in out.skipped if why.startswith("the example calls nothing")] == [
+        "issue-code"
+    ]
 
 
 def test_drafting_is_deterministic(snapshot: RepoSnapshot) -> None:

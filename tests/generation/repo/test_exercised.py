@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.generation.repo.exercised import definitions, exercised_module, own_tests_folder
+from reprobot.generation.repo.exercised import (
+    definitions,
+    exercised_module,
+    own_tests_folder,
+    reaches_project,
+)
 from reprobot.generation.repo.test_layout import TestLayout
 
 FILES = {
@@ -98,3 +103,30 @@ def test_a_function_the_reporter_defines_is_not_what_the_example_exercises() -> 
     assert exercised_module(body, (), LAYOUT, definitions(FILES, LAYOUT)) == (
         "sympy/polys/partfrac.py"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "imports", "reaches"),
+    [
+        ("apart(x)", ("from sympy import apart",), True),
+        ("import sympy.polys\nsympy.polys.apart(1)", (), True),
+        # A command run as ``-m sympy`` or a name of the package reaches it too.
+        ("run([sys.executable, '-m', 'sympy.cli', 'x'])", ("import sys",), True),
+        ("sympy.apart(1)", (), True),
+        # "a bug in LooseVersion": only the standard library, which no fix of sympy changes.
+        (
+            "LooseVersion('1.14.3') >= LooseVersion('1.14dev')",
+            ("from distutils.version import LooseVersion",),
+            False,
+        ),
+        ("numpy.asarray(1).size", ("import numpy",), False),
+    ],
+)
+def test_whether_a_body_reaches_the_project(
+    body: str, imports: tuple[str, ...], reaches: bool
+) -> None:
+    assert reaches_project(body, imports, ("sympy",)) is reaches
+
+
+def test_without_known_packages_every_body_reaches_the_project() -> None:
+    assert reaches_project("numpy.asarray(1)", ("import numpy",), ())

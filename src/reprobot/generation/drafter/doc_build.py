@@ -164,12 +164,12 @@ def command_variants(reading: Reading) -> Produced:
     if case is not None:
         imports, body = cli_test_body(case)
         note = f"runs `{case.tool.name}` on the issue's files"
-        source = TestSource("issue-command", tuple(imports), body, note, True)
+        source = TestSource("issue-command", tuple(imports), body, note, True, True)
         return Produced((source,), tuple(case.absent))
     docs = doc_case(reading.issue, tree.layout, tree.manifests)
     if docs is None:
         return NOTHING
     imports, body = cli_test_body(docs)
     note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
-    source = TestSource("issue-command", tuple(imports), body, note, True)
+    source = TestSource("issue-command", tuple(imports), body, note, True, True)
     return Produced((source,), tuple(docs.absent))

@@ -73,7 +73,12 @@ from reprobot.generation.drafter.variants import builders
 from reprobot.generation.drafts import Draft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
-from reprobot.generation.repo.exercised import definitions, exercised_module, own_tests_folder
+from reprobot.generation.repo.exercised import (
+    definitions,
+    exercised_module,
+    own_tests_folder,
+    reaches_project,
+)
 from reprobot.generation.repo.fixtures import visible_fixtures
 from reprobot.generation.repo.test_layout import (
     layout_of,
@@ -229,6 +234,7 @@ def draft_from_issue(
     in_app = style.django and any(
         f"{app}/{name}" in tree.python_files for name in ("models.py", "models/__init__.py")
     )
+    packages = tree.layout.packages
     for source in sources:
         body = source.body
         helpers = needed_imports(body)
@@ -250,6 +256,23 @@ def draft_from_issue(
         # A name the project's test fixtures provide ("app") is asked for as a parameter.
         requested = [n for n in unresolved if n in fixtures and n != "tmp_path"]
         unresolved = [n for n in unresolved if n not in requested]
+        # A name not found may be the project's: only a body whose every name is found can
+        # be told to reach nothing of it.
+        if (
+            not source.runs_project_command
+            and not requested
+            and not unresolved
+            and not reaches_project("\n".join([*prelude, *models, body]), imports, packages)
+        ):
+            called = sorted({line.split()[1].split(".")[0] for line in imports if " " in line})
+            skipped.append(
+                (
+                    source.method,
+                    "the example calls nothing of the project"
+                    + (f" (only {', '.join(called[:5])})" if called else ""),
+                )
+            )
+            continue
         if unresolved:
             skipped.append(
                 (

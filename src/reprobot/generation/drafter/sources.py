@@ -23,6 +23,9 @@ class TestSource:
     body: str
     note: str
     wants_tmp_path: bool = False
+    # It runs one of the project's own commands (a console script, ``-m`` of its package, its
+    # documentation build): it reaches the project whatever it imports.
+    runs_project_command: bool = False
 
 
 def squash(text: str) -> str:

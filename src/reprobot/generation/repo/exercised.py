@@ -16,6 +16,7 @@ from reprobot.validation import UNPARSABLE
 
 # A top-level definition: what ``from pkg import name`` finally reaches.
 _DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _TEST_WORDS = frozenset({"tests", "test", "testing", "src"})
 # A name defined in more files than this says nothing of where the example goes (``__init__``,
 # ``eval``).
@@ -64,6 +65,38 @@ def exercised_module(
             if path is not None and module.count(".") >= 1 and deeper:
                 deepest = path
     return deepest
+
+
+def reaches_project(body: str, imports: Iterable[str], packages: Iterable[str]) -> bool:
+    """Whether a test body reaches the project at all: it imports from one of its packages, or
+    names one (a command run as ``-m pkg``, an import inside the body). An example that calls
+    only the standard library or another package shows a bug no change of the project can fix
+    ("a bug in LooseVersion": ``LooseVersion('1.14.3') >= LooseVersion('1.14dev')``). Without
+    known packages, every body does."""
+    names = set(packages)
+    if not names:
+        return True
+    for line in imports:
+        if any(module.split(".")[0] in names for module in _imported_modules(line)):
+            return True
+    try:
+        tree = ast.parse(body)
+    except UNPARSABLE:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules.append(node.module)
+            if any(m.split(".")[0] in names for m in modules):
+                return True
+        elif (isinstance(node, ast.Name) and node.id in names) or (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and names & set(_WORD.findall(node.value))
+        ):
+            return True
+    return False
 
 
 def own_tests_folder(module: str, layout: TestLayout) -> str | None:
