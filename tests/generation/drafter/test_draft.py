@@ -213,6 +213,23 @@ def test_a_run_of_the_projects_command_reaches_it_whatever_it_imports(
     ]
 
 
+def test_a_message_called_misleading_is_drafted_gone_not_the_crash(snapshot: RepoSnapshot) -> None:
+    """The title calls the exception's message wrong: a fix may keep raising, so the test
+    checks that the message the issue shows is gone, and no crash-only test is drafted."""
+    body = (
+        "```python\nfrom calc import parse_number\nparse_number('-3')\n```\n"
+        '```\nTraceback (most recent call last):\n  File "x.py", line 2, in <module>\n'
+        "ValueError: not a number: '-3'\n```\n"
+    )
+    out = draft(("Misleading error message for negative numbers", body), snapshot)
+    assert [d.method for d in out.drafts] == ["issue-wrong-value"]
+    text = module_of(out.drafts[0])
+    assert "    try:\n        _shown = parse_number('-3')\n" in text
+    assert "\n    except Exception as _raised:\n" in text
+    assert "assert \"not a number: '-3'\" not in str(_raised)" in text
+    assert out.wrong_values == ("not a number: '-3'",)
+
+
 def test_drafting_is_deterministic(snapshot: RepoSnapshot) -> None:
     for pair in (CODE_ISSUE, SESSION_ISSUE, STATED_ISSUE, CLI_ISSUE, PROSE_ISSUE):
         assert draft(pair, snapshot) == draft(pair, snapshot)

@@ -12,6 +12,7 @@ import pytest
 from reprobot.generation.drafter.test_writer import (
     CAUGHT_OUTPUT,
     assert_expected,
+    assert_message_gone,
     assert_not_shown,
     catch_output,
     module_text,
@@ -313,3 +314,20 @@ def test_a_star_import_brings_no_tests_of_its_own(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+def _run(body: str) -> None:
+    exec(compile(body, "<test>", "exec"), {})
+
+
+def test_the_message_gone_fails_on_the_message_and_passes_on_another_or_none() -> None:
+    message = "no attribute 'prop'"
+    raising = "raise AttributeError(\"'C' object has no attribute 'prop'\")"
+    with pytest.raises(AssertionError, match="still raises the message the issue reports"):
+        _run(assert_message_gone(raising, message))
+    _run(assert_message_gone("raise AttributeError(\"no attribute 'random_attr'\")", message))
+    _run(assert_message_gone("x = 1", message))
+    # Every statement runs inside the try, however many lines it has.
+    assert assert_message_gone("a = 1\nif a:\n    b = 2", message).startswith(
+        "try:\n    a = 1\n    if a:\n        b = 2\nexcept Exception as _raised:\n"
+    )

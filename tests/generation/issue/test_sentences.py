@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from reprobot.generation.issue.report import parse_issue
-from reprobot.generation.issue.sentences import consistency_claim, says_incomplete
+from reprobot.generation.issue.sentences import (
+    calls_message_wrong,
+    consistency_claim,
+    message_called_wrong,
+    says_incomplete,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,3 +53,49 @@ def test_says_incomplete_needs_the_operation_and_the_words_in_one_sentence(
     title: str, body: str, operation: str, said: bool
 ) -> None:
     assert says_incomplete(parse_issue(title, body), operation) is said
+
+
+@pytest.mark.parametrize(
+    ("title", "called"),
+    [
+        ("Subclassed SkyCoord gives misleading attribute access message", True),
+        ("TimeSeries: misleading exception when required column check fails.", True),
+        ("Confusing assertion rewriting message with byte strings", True),
+        ("Error message is misleading for empty input", True),
+        ("Better error for empty input", True),
+        ("Exception raised for empty input", False),
+        ("Wrong result with apart", False),
+    ],
+)
+def test_a_title_calling_a_message_wrong(title: str, called: bool) -> None:
+    assert calls_message_wrong(parse_issue(title, "")) is called
+
+
+TRACEBACK = (
+    '```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\n'
+    "AttributeError: 'custom' object has no attribute 'prop'\n```\n"
+)
+
+
+def test_the_message_called_wrong_is_the_shown_exceptions_first_line() -> None:
+    issue = parse_issue("Misleading attribute access message", TRACEBACK)
+    assert message_called_wrong(issue) == "'custom' object has no attribute 'prop'"
+    # The same traceback under a title that calls nothing wrong is a crash, not a message.
+    assert message_called_wrong(parse_issue("Attribute access fails", TRACEBACK)) is None
+
+
+def test_without_a_traceback_the_stated_actual_exception_line_gives_the_message() -> None:
+    body = (
+        "### Expected behavior\nAn exception saying which columns are missing.\n\n"
+        "### Actual behavior\nThe message is confusing:\n"
+        "`ValueError: TimeSeries object is invalid - expected 'time' as the first columns`\n"
+    )
+    issue = parse_issue("TimeSeries: misleading exception when a column is removed", body)
+    assert message_called_wrong(issue) == (
+        "TimeSeries object is invalid - expected 'time' as the first columns"
+    )
+
+
+def test_a_message_too_short_to_tell_apart_is_none() -> None:
+    body = "```\nTraceback (most recent call last):\nKeyError: 'a'\n```\n"
+    assert message_called_wrong(parse_issue("Unhelpful error message", body)) is None

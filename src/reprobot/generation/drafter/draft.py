@@ -21,7 +21,9 @@ them in, is ``variants``; each is built from one ``reading`` of the issue):
   output lines it reports as wrong (absent) or right (present); for a Sphinx issue, its
   documentation project built and the warning it quotes no longer printed (``doc_build``).
 - ``issue-wrong-value``: the value a session shows, or a call the issue says gives ("f(x) is
-  3"), called wrong, must not come back.
+  3"), called wrong, must not come back; where the title calls an exception's message wrong
+  ("misleading exception when ..."), the code or session must no longer raise the message the
+  issue shows (the raise itself may stay, so no crash-only test is drafted).
 - ``issue-shown-value``: only when a fix is known (pull request time): each value a session
   or a script shows must not come back, none of them called wrong; the fix picks the one it
   turns from fail to pass.

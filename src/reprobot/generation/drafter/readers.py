@@ -17,6 +17,7 @@ from reprobot.generation.issue.prose import (
     title_calls_wrong,
     under_expected_heading,
 )
+from reprobot.generation.issue.sentences import calls_message_wrong
 from reprobot.generation.issue.shown_output import output_after
 from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 
@@ -98,10 +99,12 @@ READERS: tuple[Reader, ...] = (
     ),
     Reader(
         "judgement-in-words",
-        "words judging what is shown: a title calling a result wrong, words before a session "
-        "calling it wrong or right, or placing it in an earlier release",
+        "words judging what is shown: a title calling a result or an exception's message "
+        "wrong, words before a session calling it wrong or right, or placing it in an earlier "
+        "release",
         _any(
             lambda r: title_calls_wrong(r.issue),
+            lambda r: calls_message_wrong(r.issue),
             _sessions_near(introduced_as_wrong),
             _sessions_near(called_right),
             _sessions_near(earlier_release_before),

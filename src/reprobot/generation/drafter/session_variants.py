@@ -32,6 +32,7 @@ from reprobot.generation.drafter.stated import about_block
 from reprobot.generation.drafter.test_writer import (
     CAUGHT_OUTPUT,
     assert_expected,
+    assert_message_gone,
     assert_not_shown,
     catch_output,
     indented,
@@ -44,6 +45,7 @@ from reprobot.generation.issue.prose import (
     under_expected_heading,
 )
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.sentences import message_called_wrong
 from reprobot.generation.issue.stated_calls import stated_returns
 from reprobot.generation.issue.values import MAX_SHOWN_CHARS
 from reprobot.validation import UNPARSABLE
@@ -334,6 +336,7 @@ def session_raise_variants(reading: Reading) -> Produced:
     earlier release (both ``issue-expected``), else the session up to each raise
     (``issue-session-raises``)."""
     out: list[TestSource] = []
+    wrong: list[str] = []
     for program in reading.sessions:
         raised = raising_step(program)
         if raised is None:
@@ -346,9 +349,16 @@ def session_raise_variants(reading: Reading) -> Produced:
             # "In version 1.6.2 Symbol instances had no __dict__": the raise is what should
             # happen.
             out.extend(raised_before_sources(program, raised))
+        elif (message := message_called_wrong(reading.issue)) is not None:
+            # "Misleading exception when ...": the raise may stay; its message must go.
+            statement = "\n".join([*_setup(program, raised), program.steps[raised].source])
+            note = f"the session must no longer raise the message it calls wrong: {message}"
+            body = assert_message_gone(statement, message)
+            out.append(TestSource("issue-wrong-value", program.imports, body, note))
+            wrong.append(message)
         else:
             out.extend(raises_sources(program))
-    return Produced(tuple(out))
+    return Produced(tuple(out), tuple(wrong))
 
 
 def shown_variants(reading: Reading) -> Produced:

@@ -147,6 +147,20 @@ def assert_not_shown(
     return "\n".join(lines)
 
 
+def assert_message_gone(body: str, message: str) -> str:
+    """Run ``body`` and fail if it raises with ``message`` in what it says: the message the
+    issue calls wrong gone, whether the fix raises another message or nothing."""
+    return "\n".join(
+        [
+            "try:",
+            indented(body.strip() or "pass"),
+            "except Exception as _raised:",
+            f"    assert {message!r} not in str(_raised), "
+            "'still raises the message the issue reports: ' + repr(str(_raised))",
+        ]
+    )
+
+
 # Where a statement that prints (``pprint(x)``, ``print(a, b)``) has its output caught, to stand
 # for the value it showed.
 CAUGHT_OUTPUT = "_output.getvalue().strip()"

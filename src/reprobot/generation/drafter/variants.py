@@ -82,8 +82,9 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "issue-wrong-value",
         GONE,
-        "a value a session shows, or a sentence says a call gives, called wrong",
-        (shown_variants, stated_value_variant),
+        "a value a session shows, or a sentence says a call gives, called wrong; an exception "
+        "message the title calls wrong, as the issue shows it",
+        (shown_variants, stated_value_variant, code_run_variants, session_raise_variants),
         claim=GIVES_WRONG,
     ),
     Variant("issue-code-last", CRASH, "a later code block", (code_run_variants,), claim=CRASHES),

@@ -1,13 +1,17 @@
 """What an issue's sentences say of its results as a whole (pure): that two results should
-agree ("`simplify(e)` gives an inequivalent expression", "Inconsistency when simplifying"), and
+agree ("`simplify(e)` gives an inequivalent expression", "Inconsistency when simplifying"),
 that an operation stops short of its result ("the expansion of a TensorProduct stops
-incomplete", "repeat it until the term no longer changes")."""
+incomplete", "repeat it until the term no longer changes"), and that what is wrong is an
+exception's message, not that it is raised ("misleading exception when required column check
+fails")."""
 
 from __future__ import annotations
 
 import re
 
 from reprobot.generation.issue.report import IssueReport
+from reprobot.generation.issue.tracebacks import find_tracebacks
+from reprobot.generation.issue.values import MAX_SHOWN_CHARS
 
 # Words that say two results should have been the same. The title may say it with a verb
 # ("differ"); the body must say it about results, as "different" alone says little there.
@@ -26,6 +30,19 @@ _INCOMPLETE = re.compile(
     r"|(?:does|do|did)\s+no\s+longer\s+change|until\b[^.\n]{0,60}\bno\s+longer\s+changes?)\b",
     re.I,
 )
+# A title calling an exception's or a warning's message wrong: the raise itself may be right.
+_JUDGED = (
+    r"(?:misleading|confusing|unhelpful|uninformative|cryptic|unclear|wrong|incorrect|bad|poor"
+    r"|inaccurate|better|improved?|clearer|more\s+(?:helpful|informative|useful|explicit))"
+)
+_MESSAGE_CALLED_WRONG = re.compile(
+    rf"\b{_JUDGED}\s+(?:[\w`.()-]+\s+){{0,3}}?(?:error|exception|warning|message)s?\b"
+    r"|\b(?:error|exception|warning)?\s*messages?\s+(?:is|are|was|seems?|looks?)\s+"
+    rf"(?:(?:very|quite|a\s+bit|rather|somewhat)\s+)?{_JUDGED}\b",
+    re.I,
+)
+# A message shorter than this ("0", "x") is part of any other message too.
+_MIN_MESSAGE_CHARS = 8
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 # An operation is named in a sentence by its first letters ("expansion" for ``expand``).
 _STEM_CHARS = 5
@@ -47,3 +64,31 @@ def says_incomplete(issue: IssueReport, operation: str) -> bool:
         if stem in sentence.lower() and _INCOMPLETE.search(sentence):
             return True
     return False
+
+
+def calls_message_wrong(issue: IssueReport) -> bool:
+    """Whether the title says an exception's or a warning's message is what is wrong
+    ("Subclassed SkyCoord gives misleading attribute access message", "Confusing error when
+    ..."): a fix changes the message and may still raise."""
+    return _MESSAGE_CALLED_WRONG.search(issue.title) is not None
+
+
+def message_called_wrong(issue: IssueReport) -> str | None:
+    """The first line of the message of the exception the issue shows last (in a traceback, or
+    as the actual behaviour it states), when its title calls that message wrong; None otherwise,
+    or when the line is too short to tell apart from another message or too long to compare."""
+    if not calls_message_wrong(issue):
+        return None
+    final = issue.final_traceback
+    # Without a traceback, the exception line the issue states as what happens ("### Actual
+    # behavior ... `ValueError: TimeSeries object is invalid - ...`").
+    stated = (
+        find_tracebacks(expectation.actual.replace("`", ""), bare=True)
+        for expectation in issue.expectations
+        if expectation.actual
+    )
+    shown = final or next((found[-1] for found in stated if found), None)
+    if shown is None:
+        return None
+    first = shown.message.strip().split("\n", 1)[0].strip()
+    return first if _MIN_MESSAGE_CHARS <= len(first) <= MAX_SHOWN_CHARS else None
