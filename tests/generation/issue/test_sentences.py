@@ -65,6 +65,8 @@ def test_says_incomplete_needs_the_operation_and_the_words_in_one_sentence(
         ("Better error for empty input", True),
         ("Exception raised for empty input", False),
         ("Wrong result with apart", False),
+        ("Wrong result when an error is ignored", False),
+        ("Incorrect value with warnings enabled", False),
     ],
 )
 def test_a_title_calling_a_message_wrong(title: str, called: bool) -> None:

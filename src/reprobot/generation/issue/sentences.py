@@ -35,8 +35,12 @@ _JUDGED = (
     r"(?:misleading|confusing|unhelpful|uninformative|cryptic|unclear|wrong|incorrect|bad|poor"
     r"|inaccurate|better|improved?|clearer|more\s+(?:helpful|informative|useful|explicit))"
 )
+# Up to three words may stand between the judgement and the noun ("misleading attribute access
+# message"), but none that starts another clause: "Wrong result when an error occurs" judges the
+# result.
+_FILLER = r"(?!(?:when|while|with|without|if|for|on|in|after|during|and|or|but|of)\b)[\w`.()-]+"
 _MESSAGE_CALLED_WRONG = re.compile(
-    rf"\b{_JUDGED}\s+(?:[\w`.()-]+\s+){{0,3}}?(?:error|exception|warning|message)s?\b"
+    rf"\b{_JUDGED}\s+(?:{_FILLER}\s+){{0,3}}?(?:error|exception|warning|message)s?\b"
     r"|\b(?:error|exception|warning)?\s*messages?\s+(?:is|are|was|seems?|looks?)\s+"
     rf"(?:(?:very|quite|a\s+bit|rather|somewhat)\s+)?{_JUDGED}\b",
     re.I,
