@@ -31,4 +31,4 @@ def code_run_variants(reading: Reading) -> Produced:
             continue
         name = "issue-code" if index == 0 else "issue-code-last"
         out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
-    return Produced(tuple(out), (message,) if message is not None else ())
+    return Produced(tuple(out), (message,) if message is not None and out else ())
