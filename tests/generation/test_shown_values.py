@@ -152,3 +152,18 @@ def test_a_truth_value_called_wrong_must_become_the_other_one() -> None:
     )
     [source] = shown_sources(program, issue)
     assert source.method == "issue-wrong-value"
+
+
+def test_an_expected_value_stated_after_a_session_is_about_that_session_only() -> None:
+    body = (
+        "```\n>>> fmt(half, exact=True)\n'1/2'\n```\n\nThe setting was ignored. Another example:\n"
+        "```\n>>> fmt(limit(half), exact=True)\n'limit(1/2)'\n```\n"
+        "instead of the expected `limit(S(1)/2)`.\n"
+    )
+    issue = parse_issue("fmt ignores exact for some values", body)
+    first, second = session_programs(issue)
+    # The value follows the second session: the first one is not asked to give it.
+    assert [s.method for s in shown_sources(first, issue)] != ["issue-expected"]
+    [expected] = [s for s in shown_sources(second, issue) if s.method == "issue-expected"]
+    assert expected.body.split("\n")[-2] == "result = fmt(limit(half), exact=True)"
+    assert "'limit(S(1)/2)'" in expected.body.split("\n")[-1]

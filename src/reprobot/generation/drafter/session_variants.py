@@ -124,8 +124,8 @@ def is_boolean(expression: str) -> bool:
 
 def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
-    come back; the value it expects must. A shown ``print(x)`` is about ``x``. For code, only an
-    expectation stated about its block counts; a session's output is its own context."""
+    come back; the value it expects must. A shown ``print(x)`` is about ``x``. Only an
+    expectation stated about the program's block counts, for a session as for code."""
     shown = shown_value_step(program)
     if shown is None:
         return []
@@ -159,9 +159,9 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             )
         )
     for expectation in issue.expectations:
-        if program.origin == "code" and not about_block(
-            issue, expectation, program.last_block_line
-        ):
+        # A stated value is about the block it follows, session or code: "```>>> f(a)```
+        # ... ```>>> g(b)``` instead of the expected `c`" says nothing of ``f(a)``.
+        if not about_block(issue, expectation, program.last_block_line):
             continue
         # An actual behaviour told in words ("`sqrt(...)` is being computed instead of
         # `sqrt(5)`") names no other value: the expected one is still about this step.

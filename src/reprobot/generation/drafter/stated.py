@@ -22,15 +22,16 @@ from reprobot.generation.issue.stated_calls import stated_outcomes, stated_retur
 
 
 def about_block(issue: IssueReport, expectation: Expectation, line: int) -> bool:
-    """Whether a value stated with no call of its own is about the code block at body ``line``:
-    the nearest code block before the sentence, or the first after it when none comes before.
-    "```f = ...; trigsimp(f)``` Ideally, this would yield `sin(k)` ... ```g = ...```" is about
-    the first block, not the last. A sentence not found in the body (the title) says nothing
-    of its place."""
+    """Whether a value stated with no call of its own is about the block (code or session) at
+    body ``line``: the nearest such block before the sentence, or the first after it when none
+    comes before. "```f = ...; trigsimp(f)``` Ideally, this would yield `sin(k)` ...
+    ```g = ...```" is about the first block, not the last. A sentence not found in the body (the
+    title) says nothing of its place."""
     sentence = issue.line_of(expectation.source) if line else None
     if sentence is None:
         return True
-    lines = sorted(b.line for b in code_blocks(issue))
+    # Sessions count as blocks: a value stated after a session is about that session.
+    lines = sorted({b.line for b in code_blocks(issue)} | {s.line for s in issue.sessions})
     before = [n for n in lines if n < sentence]
     after = [n for n in lines if n > sentence]
     nearest = before[-1] if before else (after[0] if after else line)
