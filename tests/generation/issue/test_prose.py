@@ -10,10 +10,8 @@ from reprobot.generation.issue.prose import (
     earlier_release_before,
     introduced_as_wrong,
     prose_around,
-    title_calls_wrong,
     under_expected_heading,
 )
-from reprobot.generation.issue.report import parse_issue
 
 
 def _block_line(text: str) -> int:
@@ -70,21 +68,6 @@ def test_a_block_under_an_expected_heading() -> None:
 def test_words_placing_a_block_in_an_earlier_release(before: str, earlier: bool) -> None:
     text = _issue(before)
     assert earlier_release_before(read_issue(text), _block_line(text)) is earlier
-
-
-@pytest.mark.parametrize(
-    ("title", "wrong"),
-    [
-        ("Wrong result with apart", True),
-        ("vectors break pretty printing", True),
-        ("Matrix.col_insert() no longer seems to work correctly.", True),
-        ("Wrong error message when parsing", False),
-        ("Incorrect warning when importing", False),
-        ("Add a rewrite of sign as abs", False),
-    ],
-)
-def test_a_title_calling_a_result_wrong(title: str, wrong: bool) -> None:
-    assert title_calls_wrong(parse_issue(title, "")) is wrong
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from reprobot.generation.issue.sentences import (
     consistency_claim,
     message_called_wrong,
     says_incomplete,
+    title_calls_wrong,
 )
 
 
@@ -101,3 +102,18 @@ def test_without_a_traceback_the_stated_actual_exception_line_gives_the_message(
 def test_a_message_too_short_to_tell_apart_is_none() -> None:
     body = "```\nTraceback (most recent call last):\nKeyError: 'a'\n```\n"
     assert message_called_wrong(parse_issue("Unhelpful error message", body)) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "wrong"),
+    [
+        ("Wrong result with apart", True),
+        ("vectors break pretty printing", True),
+        ("Matrix.col_insert() no longer seems to work correctly.", True),
+        ("Wrong error message when parsing", False),
+        ("Incorrect warning when importing", False),
+        ("Add a rewrite of sign as abs", False),
+    ],
+)
+def test_a_title_calling_a_result_wrong(title: str, wrong: bool) -> None:
+    assert title_calls_wrong(parse_issue(title, "")) is wrong

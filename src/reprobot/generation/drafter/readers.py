@@ -14,10 +14,9 @@ from reprobot.generation.issue.prose import (
     called_right,
     earlier_release_before,
     introduced_as_wrong,
-    title_calls_wrong,
     under_expected_heading,
 )
-from reprobot.generation.issue.sentences import calls_message_wrong
+from reprobot.generation.issue.sentences import calls_message_wrong, title_calls_wrong
 from reprobot.generation.issue.shown_output import output_after
 from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
 

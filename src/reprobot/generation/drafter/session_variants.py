@@ -41,11 +41,10 @@ from reprobot.generation.issue.prose import (
     called_right,
     earlier_release_before,
     introduced_as_wrong,
-    title_calls_wrong,
     under_expected_heading,
 )
 from reprobot.generation.issue.report import IssueReport
-from reprobot.generation.issue.sentences import message_called_wrong
+from reprobot.generation.issue.sentences import message_called_wrong, title_calls_wrong
 from reprobot.generation.issue.stated_calls import stated_returns
 from reprobot.generation.issue.values import MAX_SHOWN_CHARS
 from reprobot.validation import UNPARSABLE

@@ -1,6 +1,6 @@
 """What the prose around an issue's code block says of it: the line just before and just after
 a block (its caption), read for a heading over expected results, words calling what it shows
-right or wrong, words placing it in an earlier release; and a title calling a result wrong.
+right or wrong, words placing it in an earlier release.
 
 Pure functions of the issue text; the drafter decides what each reading makes of a block.
 """
@@ -28,23 +28,6 @@ def earlier_release_before(issue: IssueReport, line: int) -> bool:
     release behaved."""
     prose = prose_around(issue, line)
     return prose is not None and bool(_EARLIER_RELEASE.search(prose[0]))
-
-
-# A title that calls a result wrong, not an error message or a warning about it ("Wrong
-# error message", "incorrect warning" are about raising, not about a value).
-_WRONG_TITLE = re.compile(
-    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad|break(?:s|ing)?)"
-    # "does not compute separability correctly", "no longer seems to work correctly"
-    r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
-    r"(?!\s+(?:error|exception|warning|message|type\s?error))",
-    re.I,
-)
-
-
-def title_calls_wrong(issue: IssueReport) -> bool:
-    """Whether an issue's title calls a result wrong ("Wrong result with apart", "vectors break
-    pretty printing"), not an error message or a warning."""
-    return bool(_WRONG_TITLE.search(issue.title))
 
 
 # Words saying a shown result is the right one ("as expected", "works fine", "str is not

@@ -3,7 +3,7 @@ agree ("`simplify(e)` gives an inequivalent expression", "Inconsistency when sim
 that an operation stops short of its result ("the expansion of a TensorProduct stops
 incomplete", "repeat it until the term no longer changes"), and that what is wrong is an
 exception's message, not that it is raised ("misleading exception when required column check
-fails")."""
+fails"), or a result ("Wrong result with apart")."""
 
 from __future__ import annotations
 
@@ -68,6 +68,23 @@ def says_incomplete(issue: IssueReport, operation: str) -> bool:
         if stem in sentence.lower() and _INCOMPLETE.search(sentence):
             return True
     return False
+
+
+# A title that calls a result wrong, not an error message or a warning about it ("Wrong
+# error message", "incorrect warning" are about raising, not about a value).
+_WRONG_TITLE = re.compile(
+    r"(?:\b(?:wrong|incorrect(?:ly)?|erroneous|inaccurate|bad|break(?:s|ing)?)"
+    # "does not compute separability correctly", "no longer seems to work correctly"
+    r"|(?:\bnot|n't|\bno\s+longer)(?:\s+\w+){0,4}?\s+(?:correct(?:ly)?|properly|right))\b"
+    r"(?!\s+(?:error|exception|warning|message|type\s?error))",
+    re.I,
+)
+
+
+def title_calls_wrong(issue: IssueReport) -> bool:
+    """Whether an issue's title calls a result wrong ("Wrong result with apart", "vectors break
+    pretty printing"), not an error message or a warning."""
+    return bool(_WRONG_TITLE.search(issue.title))
 
 
 def calls_message_wrong(issue: IssueReport) -> bool:

@@ -13,7 +13,7 @@ import re
 
 from reprobot.generation.issue.expectations import hedged
 from reprobot.generation.issue.report import IssueReport
-from reprobot.generation.issue.values import is_literal
+from reprobot.generation.issue.values import is_expression, is_literal
 from reprobot.validation import UNPARSABLE
 
 _SPAN = re.compile(r"`([^`\n]+)`")
@@ -46,21 +46,13 @@ def stated_returns(issue: IssueReport) -> list[tuple[str, str]]:
             # value shown, not a call.
             if (
                 "(" in call
-                and _parses(call)
+                and is_expression(call)
                 and not is_literal(call)
                 and value
                 and len(value) <= 200
             ):
                 found.append((call, value))
     return found
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text, mode="eval")
-    except UNPARSABLE:
-        return False
-    return True
 
 
 _OUTCOME_VERBS = (
@@ -115,11 +107,12 @@ def _is_call(text: str) -> bool:
 
 
 def _is_value(text: str) -> bool:
-    try:
-        ast.parse(text, mode="eval")
-    except UNPARSABLE:
-        return False
-    return bool(text) and len(text) <= 200 and not text.replace("_", "").isalpha()
+    return (
+        is_expression(text)
+        and bool(text)
+        and len(text) <= 200
+        and not text.replace("_", "").isalpha()
+    )
 
 
 def _is_name(text: str) -> bool:
