@@ -279,6 +279,16 @@ def test_unrelated_instead_of_and_should_are_ignored() -> None:
     assert parse(body).expectations == ()
 
 
+def test_words_quoted_inside_a_code_span_state_nothing_the_reporter_expects() -> None:
+    body = (
+        "The message is confusing:\n`ValueError: table is invalid - expected 'time' as the first "
+        "column but found 'flux'`\n"
+        "`kettle.boil(3)` should return `'hot'`.\n"
+    )
+    # The message's own "expected ... but found ..." is no expectation; the sentence after is.
+    assert pair(parse(body)) == {("`'hot'`", None)}
+
+
 # --- cleaning ------------------------------------------------------------------------------------
 
 

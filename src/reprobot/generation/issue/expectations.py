@@ -235,8 +235,9 @@ def _sane(expected: str, actual: str) -> bool:
 
 def stated_in_line(line: str) -> Iterator[Expectation]:
     """ "returns X instead of Y", "should be X but is Y", "expected X, got Y", "`Y` is wrong" in
-    one line."""
-    low = line.lower()
+    one line. Words inside code spans are code, not the sentence: "`ValueError: expected 'time'
+    but found 'flux'`" quotes a message and states nothing the reporter expects."""
+    low = _masked(line).lower()
     for match in _CALLED_WRONG.finditer(line):
         # "`(A)[i, 0]` is the wrong here", "The result `0.75` is incorrect": Y is what happened;
         # in "Using `x` is wrong" the span is no value.
