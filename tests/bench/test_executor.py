@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -317,3 +318,42 @@ def test_run_summary() -> None:
         "tests": 3,
     }
     assert json.loads(json.dumps(run_summary(RUN))) == run_summary(RUN)
+
+
+def test_sigterm_stops_the_units_and_ends_the_running_ones(tmp_path: Path) -> None:
+    """Told to stop, the run starts no more units, calls ``on_stop`` (which removes the running
+    ones' containers: here it releases them) and raises; what finished is stored."""
+    store = Store(tmp_path)
+    release, started = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def work(unit: Unit) -> dict[str, Any]:
+        calls.append(unit.key)
+        if unit.key != "a":
+            started.set()
+            release.wait(30)
+        return {"key": unit.key}
+
+    def stop() -> None:
+        release.set()
+
+    def terminate() -> None:
+        started.wait(30)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    units = [Unit(key, "1") for key in ("a", "b", "c", "d")]
+    previous = signal.getsignal(signal.SIGTERM)
+    executor.interrupt_on_sigterm()
+    killer = threading.Thread(target=terminate)
+    console, _ = quiet()
+    try:
+        killer.start()
+        with pytest.raises(KeyboardInterrupt):
+            run_units(units, work, store, 1, console, "units", on_stop=stop)
+    finally:
+        killer.join()
+        signal.signal(signal.SIGTERM, previous)
+    assert release.is_set()
+    # One worker: "a" finished and is stored, "b" was running, "c" and "d" never started.
+    assert calls == ["a", "b"]
+    assert store.load(units[0]) is not None and store.load(units[2]) is None

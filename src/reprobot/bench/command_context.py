@@ -17,11 +17,11 @@ from reprobot.bench.dataset import (
     load_instances,
 )
 from reprobot.bench.environments import Prepared, prepare
-from reprobot.bench.executor import Store, default_workers
+from reprobot.bench.executor import Store, default_workers, interrupt_on_sigterm
 from reprobot.bench.hub import download, parse_ref
 from reprobot.console import console
 from reprobot.settings import Settings
-from reprobot.validation import RunLimits, connect
+from reprobot.validation import RunLimits, connect, remove_own
 
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
 EVALUATION_VERSION = "2"
@@ -73,6 +73,13 @@ class Context:
         self.store = Store(Path(args.out))
         self.workers = args.workers or default_workers(self.limits.memory_mb)
         self.console = console(stderr=True)
+        # Told to stop, a benchmark removes the sandboxes it started instead of leaving them to
+        # run until their deadline.
+        interrupt_on_sigterm()
+
+    def stop(self) -> None:
+        """Remove every container this process started (its units are being abandoned)."""
+        remove_own(self.client)
 
     def prepare(self, instance: Instance) -> Prepared:
         return prepare(self.client, instance, self.repos, self.table, self.settings)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import resource
+import signal
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -151,11 +152,15 @@ def run_units(
     workers: int,
     console: Console,
     title: str,
+    on_stop: Callable[[], object] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Every unit's result by key: stored ones reused, the others computed by ``work`` on
     ``workers`` threads, each saved as soon as it ends. A unit that raises gets
     ``{"error": ...}`` with the cause (stored, and retried on the next run), and the run goes
-    on: one unit's failure, a bug included, never loses the others' results."""
+    on: one unit's failure, a bug included, never loses the others' results. Interrupted
+    (Ctrl-C, or SIGTERM as ``interrupt_on_sigterm`` turns it), no unit starts any more and
+    ``on_stop`` ends the running ones (removes their containers) before the interrupt goes on;
+    the units that finished are stored, so the next run resumes."""
     results: dict[str, dict[str, Any]] = {}
     todo = []
     for unit in units:
@@ -176,7 +181,8 @@ def run_units(
         task = progress.add_task(title, total=len(units), completed=len(results))
         if results or lines:
             progress.console.print(f"{title}: {len(results)} finished earlier, {len(todo)} to run")
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        try:
             futures: dict[Future[dict[str, Any]], Unit] = {
                 pool.submit(_guarded, work, unit): unit for unit in todo
             }
@@ -195,7 +201,23 @@ def run_units(
                         f"{title} [{len(results)}/{len(units)}] {name}: done in {took}",
                         markup=False,
                     )
+        except (KeyboardInterrupt, SystemExit):
+            pool.shutdown(wait=False, cancel_futures=True)
+            if on_stop is not None:
+                on_stop()
+            raise
+        pool.shutdown(wait=True)
     return results
+
+
+def interrupt_on_sigterm() -> None:
+    """Make SIGTERM interrupt this process as Ctrl-C does, so that ``run_units`` stops its
+    units (and their containers) instead of dying with them still running."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _guarded(work: Callable[[Unit], dict[str, Any]], unit: Unit) -> dict[str, Any]:

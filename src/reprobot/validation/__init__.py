@@ -35,7 +35,7 @@ from reprobot.validation.results.verdict import (
     executable_lines,
     transitions,
 )
-from reprobot.validation.sandbox.container import connect, reap
+from reprobot.validation.sandbox.container import connect, reap, remove_own
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
 from reprobot.validation.sandbox.run import run_tests
@@ -111,6 +111,7 @@ __all__ = [
     "prune",
     "read_oracles",
     "reap",
+    "remove_own",
     "rule",
     "run_pair",
     "run_tests",

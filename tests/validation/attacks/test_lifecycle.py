@@ -16,10 +16,13 @@ from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.container import (
     LABEL,
     LABEL_DEADLINE,
+    LABEL_OWNER,
     LABEL_PURPOSE,
     LABEL_RUN,
     ContainerSpec,
+    process_owner,
     reap,
+    remove_own,
     run_container,
 )
 from reprobot.validation.sandbox.limits import RunLimits
@@ -54,6 +57,7 @@ def test_container_killed_and_removed_at_a_tiny_deadline(
     assert len(ours) == 1
     labels = watch.seen[ours[0]]
     assert labels[LABEL] == "1"
+    assert labels[LABEL_OWNER] == process_owner()
     assert started + 1 < float(labels[LABEL_DEADLINE]) <= time.time() + 62
     assert not _exists(docker_client, ours[0])
 
@@ -189,3 +193,38 @@ def test_the_reaper_leaves_containers_whose_labels_came_with_their_image(
         assert docker_client.containers.get(str(container.id)).status == "running"
     finally:
         container.remove(force=True)
+
+
+def test_a_stopping_process_removes_its_own_containers_at_once(
+    docker_client: docker.DockerClient, tiny_env: EnvImage
+) -> None:
+    purpose = f"stopping-{uuid.uuid4().hex[:12]}"
+    spec = ContainerSpec(
+        image=tiny_env.tag, command=["sleep", "600"], purpose=purpose, user=SANDBOX_USER
+    )
+    results = []
+    runner = threading.Thread(
+        target=lambda: results.append(
+            run_container(docker_client, spec, [], timeout_s=600, output_cap_bytes=MIB)
+        )
+    )
+    runner.start()
+    ours: list[str] = []
+    deadline = time.monotonic() + 60
+    while not ours and time.monotonic() < deadline:
+        ours = [
+            c["Id"]
+            for c in docker_client.api.containers(filters={"label": f"{LABEL_PURPOSE}={purpose}"})
+        ]
+        time.sleep(0.1)
+    assert len(ours) == 1
+    # Another process's containers are not this one's to remove.
+    assert remove_own(docker_client, owner="elsewhere:1") == []
+    assert _exists(docker_client, ours[0])
+    started = time.monotonic()
+    assert ours[0] in remove_own(docker_client)
+    runner.join(timeout=60)
+    # The run ends long before its deadline, and says its container was taken away.
+    assert not runner.is_alive() and time.monotonic() - started < 60
+    assert not _exists(docker_client, ours[0])
+    assert results and results[0].exit_code != 0

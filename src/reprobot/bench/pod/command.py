@@ -104,7 +104,9 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             ctx.store.log_dir(instance_id),
         )
 
-    refs = run_units(ref_units, ref_work, ctx.store, ctx.workers, ctx.console, "reference runs")
+    refs = run_units(
+        ref_units, ref_work, ctx.store, ctx.workers, ctx.console, "reference runs", on_stop=ctx.stop
+    )
     by_key = {c.key: c for c in candidates}
     cand_units = [
         Unit(
@@ -136,7 +138,9 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             refs[f"reference--{candidate.instance_id}"],
         )
 
-    results = run_units(cand_units, cand_work, ctx.store, ctx.workers, ctx.console, "candidates")
+    results = run_units(
+        cand_units, cand_work, ctx.store, ctx.workers, ctx.console, "candidates", on_stop=ctx.stop
+    )
     header = provenance(
         {
             "instances": args.instances,

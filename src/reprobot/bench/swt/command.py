@@ -99,7 +99,9 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
             ctx.store.log_dir(unit.key),
         )
 
-    results = run_units(units, work, ctx.store, ctx.workers, ctx.console, "bench swt")
+    results = run_units(
+        units, work, ctx.store, ctx.workers, ctx.console, "bench swt", on_stop=ctx.stop
+    )
     no_prediction = {
         i: {"instance_id": i, "error": "no prediction for this instance"} for i in missing
     }
@@ -193,7 +195,9 @@ def _draft_all(
         fix = instance.golden_patch if patch_aware else None
         return draft_instance(ctx.client, instance, prepared, ctx.settings, llm_drafter, fix)
 
-    results = run_units(units, work, ctx.store, ctx.workers, ctx.console, "bench swt: drafting")
+    results = run_units(
+        units, work, ctx.store, ctx.workers, ctx.console, "bench swt: drafting", on_stop=ctx.stop
+    )
     return {by_key[key].instance_id: result for key, result in results.items()}
 
 

@@ -9,6 +9,7 @@ wall-clock deadline and the output cap; the container is removed on every path o
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -34,6 +35,15 @@ LABEL_DEADLINE = "reprobot.deadline"
 # equal to its image's is inherited, so that container is none of the reaper's business.
 LABEL_RUN = "reprobot.run"
 LABEL_PURPOSE = "reprobot.purpose"
+# The process that started the container (host and pid): one that is told to stop removes its
+# own containers at once rather than leave them running until their deadline.
+LABEL_OWNER = "reprobot.owner"
+
+
+def process_owner() -> str:
+    """This process's value of ``LABEL_OWNER``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
 
 _STDOUT, _STDERR = 1, 2
 
@@ -204,6 +214,7 @@ def run_container(
         # A little grace beyond the deadline, so that the reaper never races a live run.
         LABEL_DEADLINE: str(int(deadline + 60)),
         LABEL_RUN: uuid.uuid4().hex,
+        LABEL_OWNER: process_owner(),
     }
     try:
         config = api.create_container_config(
@@ -329,6 +340,18 @@ def _image_run_label(client: docker.DockerClient, image: str) -> str | None:
     return (config.get("Labels") or {}).get(LABEL_RUN)
 
 
+def _started_by_sandbox(
+    client: docker.DockerClient, container: Mapping[str, Any], image_runs: dict[str, str | None]
+) -> bool:
+    """Whether ``run_container`` started ``container``: its labels did not come with its image
+    (``image_runs`` caches each image's run label)."""
+    own = container.get("Labels") or {}
+    image = str(container.get("ImageID", ""))
+    if image not in image_runs:
+        image_runs[image] = _image_run_label(client, image)
+    return own.get(LABEL_RUN) is not None and own.get(LABEL_RUN) != image_runs[image]
+
+
 def reap(
     client: docker.DockerClient,
     now: float | None = None,
@@ -342,11 +365,8 @@ def reap(
     image_runs: dict[str, str | None] = {}
     for container in client.api.containers(all=True, filters={"label": labels}):
         own = container.get("Labels") or {}
-        image = str(container.get("ImageID", ""))
-        if image not in image_runs:
-            image_runs[image] = _image_run_label(client, image)
-        if own.get(LABEL_RUN) is None or own.get(LABEL_RUN) == image_runs[image]:
-            continue  # its labels came with its image: not a sandbox this module started
+        if not _started_by_sandbox(client, container, image_runs):
+            continue
         deadline = own.get(LABEL_DEADLINE, "0")
         try:
             expired = float(deadline) < now
@@ -355,4 +375,18 @@ def reap(
         if expired:
             _remove(client, container["Id"])
             removed.append(container["Id"])
+    return removed
+
+
+def remove_own(client: docker.DockerClient, owner: str | None = None) -> list[str]:
+    """Remove every container this process (or ``owner``) started, whatever its deadline: for a
+    process that is stopping, whose runs' results nobody will read. Return their ids."""
+    label = f"{LABEL_OWNER}={owner or process_owner()}"
+    removed = []
+    image_runs: dict[str, str | None] = {}
+    for container in client.api.containers(all=True, filters={"label": [LABEL, label]}):
+        if not _started_by_sandbox(client, container, image_runs):
+            continue
+        _remove(client, container["Id"])
+        removed.append(container["Id"])
     return removed
