@@ -21,7 +21,7 @@ from reprobot.bench.executor import Store, default_workers, interrupt_on_sigterm
 from reprobot.bench.hub import download, parse_ref
 from reprobot.console import console
 from reprobot.settings import Settings
-from reprobot.validation import RunLimits, connect, remove_own
+from reprobot.validation import RunLimits, connect, stop_sandboxes
 
 # Bumped when the evaluation of a stored unit changes meaning, so old results are not reused.
 EVALUATION_VERSION = "2"
@@ -79,7 +79,7 @@ class Context:
 
     def stop(self) -> None:
         """Remove every container this process started (its units are being abandoned)."""
-        remove_own(self.client)
+        stop_sandboxes(self.client)
 
     def prepare(self, instance: Instance) -> Prepared:
         return prepare(self.client, instance, self.repos, self.table, self.settings)

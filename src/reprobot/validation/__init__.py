@@ -35,7 +35,7 @@ from reprobot.validation.results.verdict import (
     executable_lines,
     transitions,
 )
-from reprobot.validation.sandbox.container import connect, reap, remove_own
+from reprobot.validation.sandbox.container import connect, reap, remove_own, stop_sandboxes
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
 from reprobot.validation.sandbox.run import run_tests
@@ -117,6 +117,7 @@ __all__ = [
     "run_tests",
     "runner_family",
     "runner_of",
+    "stop_sandboxes",
     "succeeds",
     "test_modules",
     "transitions",

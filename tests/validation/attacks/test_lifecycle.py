@@ -4,9 +4,13 @@ crashed host left."""
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
+import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import docker
 import docker.errors
@@ -228,3 +232,61 @@ def test_a_stopping_process_removes_its_own_containers_at_once(
     assert not runner.is_alive() and time.monotonic() - started < 60
     assert not _exists(docker_client, ours[0])
     assert results and results[0].exit_code != 0
+
+
+_STOPPING_PROCESS = """
+import json, sys, threading, time
+from reprobot.validation.errors import SandboxError
+from reprobot.validation.sandbox.container import (
+    LABEL_PURPOSE, ContainerSpec, connect, run_container, stop_sandboxes,
+)
+image, purpose, user = sys.argv[1:4]
+client = connect()
+spec = ContainerSpec(image=image, command=["sleep", "600"], purpose=purpose, user=user)
+runs = []
+def run():
+    runs.append(run_container(client, spec, [], timeout_s=600, output_cap_bytes=1 << 20))
+thread = threading.Thread(target=run)
+thread.start()
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and not client.api.containers(
+    filters={"label": f"{LABEL_PURPOSE}={purpose}"}
+):
+    time.sleep(0.1)
+removed = stop_sandboxes(client)
+thread.join(60)
+try:
+    run_container(client, spec, [], timeout_s=600, output_cap_bytes=1 << 20)
+    second = "started"
+except SandboxError as exc:
+    second = str(exc)
+print(json.dumps({"removed": len(removed), "ended": not thread.is_alive(), "second": second}))
+"""
+
+
+def test_a_stopping_process_starts_no_sandbox_after_removing_its_own(
+    docker_client: docker.DockerClient, tiny_env: EnvImage, tmp_path: Path
+) -> None:
+    """A unit's thread between two runs must not start the next one once its process stops:
+    in a process of its own, as the flag it sets lasts for the process's life."""
+    purpose = f"stopping-{uuid.uuid4().hex[:12]}"
+    script = tmp_path / "stopping.py"
+    script.write_text(_STOPPING_PROCESS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), tiny_env.tag, purpose, SANDBOX_USER],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {
+        "removed": 1,
+        "ended": True,
+        "second": "this process is stopping: no sandbox starts any more",
+    }
+    # Neither the removed run's container nor the refused one is left.
+    assert (
+        docker_client.api.containers(all=True, filters={"label": f"{LABEL_PURPOSE}={purpose}"})
+        == []
+    )

@@ -234,6 +234,9 @@ def run_container(
     except docker.errors.DockerException as exc:
         raise SandboxError(f"cannot create a container from {spec.image}: {exc}") from exc
     cid: str = created["Id"]
+    if _STOPPING.is_set():
+        _remove(client, cid)
+        raise SandboxError("this process is stopping: no sandbox starts any more")
     started = time.monotonic()
     try:
         sock = api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
@@ -378,9 +381,22 @@ def reap(
     return removed
 
 
+# Set once this process is stopping: its units' threads may still be between two runs, and no
+# run may start a container any more.
+_STOPPING = threading.Event()
+
+
+def stop_sandboxes(client: docker.DockerClient) -> list[str]:
+    """For a process that is stopping, whose runs' results nobody will read: no container starts
+    from now on, and every one it started is removed, whatever its deadline. Return their ids."""
+    # First the flag, then the list: a container created after the list sees the flag.
+    _STOPPING.set()
+    return remove_own(client)
+
+
 def remove_own(client: docker.DockerClient, owner: str | None = None) -> list[str]:
-    """Remove every container this process (or ``owner``) started, whatever its deadline: for a
-    process that is stopping, whose runs' results nobody will read. Return their ids."""
+    """Remove every container this process (or ``owner``) started, whatever its deadline.
+    Return their ids."""
     label = f"{LABEL_OWNER}={owner or process_owner()}"
     removed = []
     image_runs: dict[str, str | None] = {}
