@@ -78,7 +78,8 @@ class Context:
         interrupt_on_sigterm()
 
     def stop(self) -> None:
-        """Remove every container this process started (its units are being abandoned)."""
+        """Start no container any more and remove every one this process started: its units
+        are being abandoned."""
         stop_sandboxes(self.client)
 
     def prepare(self, instance: Instance) -> Prepared:
