@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -339,6 +340,10 @@ def test_sigterm_stops_the_units_and_ends_the_running_ones(tmp_path: Path) -> No
 
     def terminate() -> None:
         started.wait(30)
+        # Once "a" is stored: the main thread saves a unit after its thread returns.
+        deadline = time.monotonic() + 30
+        while store.load(units[0]) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.kill(os.getpid(), signal.SIGTERM)
 
     units = [Unit(key, "1") for key in ("a", "b", "c", "d")]

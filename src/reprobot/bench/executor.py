@@ -14,8 +14,8 @@ import resource
 import signal
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,7 +186,7 @@ def run_units(
             futures: dict[Future[dict[str, Any]], Unit] = {
                 pool.submit(_guarded, work, unit): unit for unit in todo
             }
-            for future in as_completed(futures):
+            for future in _as_they_end(futures):
                 unit = futures[future]
                 result = future.result()
                 store.save(unit, result)
@@ -208,6 +208,22 @@ def run_units(
             raise
         pool.shutdown(wait=True)
     return results
+
+
+# How often the main thread wakes while units run. A signal may be delivered to any thread, and
+# Python runs its handler in the main thread only once that thread wakes: blocked until a unit
+# ends, a SIGTERM would wait for it (and the next unit would start meanwhile).
+_WAKE_S = 0.5
+
+
+def _as_they_end(futures: Collection[Future[dict[str, Any]]]) -> Iterator[Future[dict[str, Any]]]:
+    """Each future as it ends (those that end together in the order given), waking the calling
+    thread every ``_WAKE_S``."""
+    order = {future: k for k, future in enumerate(futures)}
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=_WAKE_S, return_when=FIRST_COMPLETED)
+        yield from sorted(done, key=order.__getitem__)
 
 
 def interrupt_on_sigterm() -> None:

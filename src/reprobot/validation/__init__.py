@@ -35,9 +35,10 @@ from reprobot.validation.results.verdict import (
     executable_lines,
     transitions,
 )
-from reprobot.validation.sandbox.container import connect, reap, remove_own, stop_sandboxes
+from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
+from reprobot.validation.sandbox.reaper import reap, remove_own, stop_sandboxes
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.partial_clone import absent_files

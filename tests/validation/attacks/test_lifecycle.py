@@ -25,11 +25,10 @@ from reprobot.validation.sandbox.container import (
     LABEL_RUN,
     ContainerSpec,
     process_owner,
-    reap,
-    remove_own,
     run_container,
 )
 from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.reaper import reap, remove_own
 from reprobot.validation.sandbox.run import SANDBOX_USER, run_tests
 from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack
 
@@ -238,8 +237,9 @@ _STOPPING_PROCESS = """
 import json, sys, threading, time
 from reprobot.validation.errors import SandboxError
 from reprobot.validation.sandbox.container import (
-    LABEL_PURPOSE, ContainerSpec, connect, run_container, stop_sandboxes,
+    LABEL_PURPOSE, ContainerSpec, connect, run_container,
 )
+from reprobot.validation.sandbox.reaper import stop_sandboxes
 image, purpose, user = sys.argv[1:4]
 client = connect()
 spec = ContainerSpec(image=image, command=["sleep", "600"], purpose=purpose, user=user)

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -43,6 +43,16 @@ LABEL_OWNER = "reprobot.owner"
 def process_owner() -> str:
     """This process's value of ``LABEL_OWNER``."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+# Set once this process is stopping (``reaper.stop_sandboxes``): its units' threads may still be
+# between two runs, and no run may start a container any more.
+_STOPPING = threading.Event()
+
+
+def refuse_new_containers() -> None:
+    """From now on, ``run_container`` removes what it creates and raises ``SandboxError``."""
+    _STOPPING.set()
 
 
 _STDOUT, _STDERR = 1, 2
@@ -235,7 +245,7 @@ def run_container(
         raise SandboxError(f"cannot create a container from {spec.image}: {exc}") from exc
     cid: str = created["Id"]
     if _STOPPING.is_set():
-        _remove(client, cid)
+        remove(client, cid)
         raise SandboxError("this process is stopping: no sandbox starts any more")
     started = time.monotonic()
     try:
@@ -316,7 +326,7 @@ def _final_state(
         time.sleep(0.1)
 
 
-def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None:
+def remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None:
     """Remove a container; when another process is already removing it, wait until it is gone."""
     try:
         client.api.remove_container(cid, force=True, v=True)
@@ -333,76 +343,3 @@ def _remove(client: docker.DockerClient, cid: str, wait_s: float = 30.0) -> None
         except docker.errors.NotFound:
             return
         time.sleep(0.2)
-
-
-def _image_run_label(client: docker.DockerClient, image: str) -> str | None:
-    try:
-        config = client.api.inspect_image(image).get("Config") or {}  # type: ignore[no-untyped-call]
-    except docker.errors.NotFound:
-        return None
-    return (config.get("Labels") or {}).get(LABEL_RUN)
-
-
-def _started_by_sandbox(
-    client: docker.DockerClient, container: Mapping[str, Any], image_runs: dict[str, str | None]
-) -> bool:
-    """Whether ``run_container`` started ``container``: its labels did not come with its image
-    (``image_runs`` caches each image's run label)."""
-    own = container.get("Labels") or {}
-    image = str(container.get("ImageID", ""))
-    if image not in image_runs:
-        image_runs[image] = _image_run_label(client, image)
-    return own.get(LABEL_RUN) is not None and own.get(LABEL_RUN) != image_runs[image]
-
-
-def reap(
-    client: docker.DockerClient,
-    now: float | None = None,
-    only: Mapping[str, str] | None = None,
-) -> list[str]:
-    """Remove every Reprobot container whose deadline has passed; return their ids. ``only``
-    narrows that to containers that also carry these labels (a test reaps only its own)."""
-    now = time.time() if now is None else now
-    removed = []
-    labels = [LABEL, *(f"{key}={value}" for key, value in (only or {}).items())]
-    image_runs: dict[str, str | None] = {}
-    for container in client.api.containers(all=True, filters={"label": labels}):
-        own = container.get("Labels") or {}
-        if not _started_by_sandbox(client, container, image_runs):
-            continue
-        deadline = own.get(LABEL_DEADLINE, "0")
-        try:
-            expired = float(deadline) < now
-        except ValueError:
-            expired = True
-        if expired:
-            _remove(client, container["Id"])
-            removed.append(container["Id"])
-    return removed
-
-
-# Set once this process is stopping: its units' threads may still be between two runs, and no
-# run may start a container any more.
-_STOPPING = threading.Event()
-
-
-def stop_sandboxes(client: docker.DockerClient) -> list[str]:
-    """For a process that is stopping, whose runs' results nobody will read: no container starts
-    from now on, and every one it started is removed, whatever its deadline. Return their ids."""
-    # First the flag, then the list: a container created after the list sees the flag.
-    _STOPPING.set()
-    return remove_own(client)
-
-
-def remove_own(client: docker.DockerClient, owner: str | None = None) -> list[str]:
-    """Remove every container this process (or ``owner``) started, whatever its deadline.
-    Return their ids."""
-    label = f"{LABEL_OWNER}={owner or process_owner()}"
-    removed = []
-    image_runs: dict[str, str | None] = {}
-    for container in client.api.containers(all=True, filters={"label": [LABEL, label]}):
-        if not _started_by_sandbox(client, container, image_runs):
-            continue
-        _remove(client, container["Id"])
-        removed.append(container["Id"])
-    return removed

@@ -34,10 +34,10 @@ from reprobot.validation.results.testrun import FileCoverage, Outcome, PatchResu
 from reprobot.validation.sandbox.container import (
     ContainerResult,
     ContainerSpec,
-    reap,
     run_container,
 )
 from reprobot.validation.sandbox.limits import RunLimits
+from reprobot.validation.sandbox.reaper import reap
 from reprobot.validation.sandbox.scripts import script_text
 from reprobot.validation.sandbox.tarstream import small_tar
 from reprobot.validation.source.patch import Patch
