@@ -212,6 +212,31 @@ def test_swt_prediction_that_reproduces_nothing(
 
 
 @pytest.mark.usefixtures("cache_env")
+def test_swt_skip_empty_scores_an_empty_prediction_without_running_it(
+    docker_client: docker.DockerClient,
+    dataset: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    empty = _write_jsonl(
+        tmp_path / "empty.jsonl",
+        [{"instance_id": "example__durations-1", "model_name_or_path": "m", "model_patch": ""}],
+    )
+    out = tmp_path / "swt-empty"
+    capsys.readouterr()
+    assert _bench("swt", dataset, out, "--predictions", str(empty), "--skip-empty") == 0
+    assert "0 finished earlier, 0 to run" in capsys.readouterr().err
+    report = json.loads((out / "report.json").read_text())
+    row = report["rows"]["all instances"]
+    assert (row["instances"], row["W"], row["S"], row["F->P"]) == (1, 0.0, 0.0, 0.0)
+    # Without the golden runs no changed line is known to be executable: ΔC has no value.
+    assert row["dC_all"] is None and report["skipped_empty"] == 1
+    assert report["instances"][0]["error"] == "empty prediction, not run (--skip-empty)"
+    assert not (out / "logs" / "example__durations-1").exists()
+    assert "1 instance(s) with an empty prediction were not run" in (out / "report.md").read_text()
+
+
+@pytest.mark.usefixtures("cache_env")
 def test_swt_evaluates_reprobots_own_drafts(
     docker_client: docker.DockerClient, dataset: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
         type=Path,
         help="ids SWT-Bench drops (default: swtbench_excluded_lite.txt next to the instances)",
     )
+    swt.add_argument(
+        "--skip-empty",
+        action="store_true",
+        help="score an empty prediction as not applied without running the golden tests for it "
+        "(much faster on drafts; ΔC then averages over the instances that ran)",
+    )
     swt.set_defaults(handler=run_swt)
 
     pod = commands.add_parser("pod", help="Reprobot's verdicts as a filter of candidate fixes")

@@ -43,7 +43,7 @@ from reprobot.bench.swt.drafting import (
     taxonomy_markdown,
     write_predictions,
 )
-from reprobot.bench.swt.evaluate import evaluate_instance, score
+from reprobot.bench.swt.evaluate import evaluate_instance, not_run, score
 from reprobot.generation import bind_llm_drafter
 from reprobot.settings import Settings
 from reprobot.validation import cached_images
@@ -72,6 +72,12 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     excluded = set(excluded_path.read_text().split()) if excluded_path.is_file() else set()
     by_key = {i.instance_id: i for i in instances if i.instance_id in predictions}
     missing = [i.instance_id for i in instances if i.instance_id not in predictions]
+    skipped = {
+        key: not_run(i, predictions[key])
+        for key, i in by_key.items()
+        if args.skip_empty and not predictions[key].patch.strip()
+    }
+    by_key = {key: i for key, i in by_key.items() if key not in skipped}
     units = [
         Unit(
             key=i.instance_id,
@@ -105,7 +111,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     no_prediction = {
         i: {"instance_id": i, "error": "no prediction for this instance"} for i in missing
     }
-    all_results = {**results, **no_prediction}
+    all_results = {**results, **skipped, **no_prediction}
     scores = [score(all_results[i.instance_id], i.instance_id in excluded) for i in instances]
     model = args.predictions if predictions_path is None else _model(predictions)
     header = provenance(

@@ -119,6 +119,28 @@ def evaluate_instance(
     }
 
 
+SKIPPED = "empty prediction, not run (--skip-empty)"
+
+
+def not_run(instance: Instance, prediction: Prediction) -> dict[str, Any]:
+    """The result of an empty prediction that is not run: nothing applies, nothing is measured.
+
+    Its ΔC has no executable line, because which changed lines count as executable comes from
+    the golden and existing tests' runs; the report says how many instances this leaves out."""
+    return {
+        "instance_id": instance.instance_id,
+        "model": prediction.model,
+        "applied": False,
+        "flags": Flags(False, False, False, False, False).__dict__,
+        "delta": {"executable": 0, "covered": 0, "uncovered": []},
+        "added": {},
+        "base": {},
+        "runs": {},
+        "problems": [SKIPPED],
+        "skipped": True,
+    }
+
+
 def _absent(prepared: Prepared) -> list[str]:
     if not prepared.absent:
         return []

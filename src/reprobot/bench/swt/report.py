@@ -51,6 +51,7 @@ def markdown(
     scores: Sequence[InstanceScore],
     timing: Timing,
     peak_mb: float,
+    skipped: int = 0,
 ) -> str:
     lines = [f"# SWT-Bench evaluation: {model}", "", *provenance_markdown(header), ""]
     lines += [
@@ -58,6 +59,7 @@ def markdown(
         "(each sandbox is held to its own memory limit).",
         "",
         *_exclusion_note(header, scores),
+        *_skipped_note(skipped),
         "| rows | n | " + " | ".join(COLUMNS) + " |",
         "|---|---|" + "---|" * len(COLUMNS),
     ]
@@ -110,6 +112,17 @@ def _exclusion_note(header: Mapping[str, Any], scores: Sequence[InstanceScore]) 
     return [f"{excluded} of {len(scores)} instances are on SWT-Bench's exclusion list.", ""]
 
 
+def _skipped_note(skipped: int) -> list[str]:
+    if not skipped:
+        return []
+    return [
+        f"{skipped} instance(s) with an empty prediction were not run (`--skip-empty`): they "
+        "count as not applied in W, S and the F columns; ΔC averages over the instances that "
+        "ran.",
+        "",
+    ]
+
+
 def _yes(value: bool) -> str:
     return "✓" if value else "·"
 
@@ -123,8 +136,9 @@ def main_section(
     peak_mb: float,
 ) -> Section:
     """The run's rows, per-instance marks and details."""
+    skipped = sum(bool(r.get("skipped")) for r in results.values())
     return Section(
-        markdown(header, model, scores, timing, peak_mb),
+        markdown(header, model, scores, timing, peak_mb, skipped),
         {
             **header,
             "model": model,
@@ -133,6 +147,7 @@ def main_section(
             "runs": timing.runs,
             "peak_rss_mb": peak_mb,
             "rows": rows(scores),
+            "skipped_empty": skipped,
             "paper_rows": PAPER_ROWS,
             "instances": [s.row() for s in scores],
             "details": results,
