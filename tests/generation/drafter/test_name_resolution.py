@@ -7,14 +7,16 @@ import pytest
 from reprobot.generation.drafter.name_resolution import (
     Resolution,
     all_exports,
-    attribute_bases,
-    called_names,
     import_aliases,
     module_bindings,
     module_name_for,
     package_exports,
     resolve_names,
     star_imported,
+)
+from reprobot.generation.drafter.snippet_names import (
+    attribute_bases,
+    called_names,
     undefined_names,
 )
 from reprobot.generation.repo.test_layout import TestLayout, detect_layout
@@ -72,39 +74,6 @@ def layout() -> TestLayout:
 
 def resolve(layout: TestLayout, *names: str) -> Resolution:
     return resolve_names(list(names), layout, SOURCES, RELATED)
-
-
-# --- undefined_names -----------------------------------------------------------------------------
-
-
-def test_undefined_names_in_order_of_use() -> None:
-    source = (
-        "import os\n"
-        "m = Matrix([[1, 2]])\n"
-        "def f(a, *args, k=1, **kw):\n"
-        "    return a + k + y + len(args) + len(kw)\n"
-        "for i in range(3):\n"
-        "    print(i, os.sep, z)\n"
-        "try:\n"
-        "    m.det()\n"
-        "except Exception as e:\n"
-        "    print(e, __file__, __name__)\n"
-        "g = lambda q: q + w\n"
-        "squares = [c * c for c in data]\n"
-        "class Shape(Base):\n"
-        "    pass\n"
-        "Shape()\n"
-    )
-    assert undefined_names(source) == ["Matrix", "y", "z", "w", "data", "Base"]
-
-
-def test_undefined_names_provided_and_imports_do_not_count() -> None:
-    source = "from geo import Grid as G\nimport numpy.linalg\nprint(G, numpy, tmp_path, m)\n"
-    assert undefined_names(source, provided=("tmp_path",)) == ["m"]
-
-
-def test_undefined_names_of_invalid_source_is_empty() -> None:
-    assert undefined_names("def f(:\n    return x") == []
 
 
 # --- module_bindings -----------------------------------------------------------------------------

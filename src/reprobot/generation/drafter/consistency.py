@@ -14,7 +14,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from reprobot.generation.drafter.name_resolution import bound_names
+from reprobot.generation.drafter.snippet_names import bound_names
 from reprobot.generation.drafter.snippets import Program, Step
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.sentences import consistency_claim

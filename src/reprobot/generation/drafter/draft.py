@@ -42,16 +42,18 @@ from pathlib import PurePosixPath
 from reprobot.generation.drafter.imports_in_tests import factories_in_tests, imports_in_tests
 from reprobot.generation.drafter.name_resolution import (
     all_exports,
-    attribute_bases,
-    called_names,
     import_aliases,
     resolve_names,
     star_imported,
-    undefined_names,
 )
 from reprobot.generation.drafter.reading import Reading, TreeContext
 from reprobot.generation.drafter.session_variants import (
     shown_is_wrong,
+)
+from reprobot.generation.drafter.snippet_names import (
+    attribute_bases,
+    called_names,
+    undefined_names,
 )
 from reprobot.generation.drafter.snippets import (
     shown_value_step,

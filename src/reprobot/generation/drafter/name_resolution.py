@@ -11,17 +11,16 @@ functions defined in the tree.
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.snippet_names import bound_in
 from reprobot.generation.repo.test_layout import TestLayout
 from reprobot.validation import UNPARSABLE
 
-_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__"}
 _ALIAS_IMPORT = re.compile(
     r"^[ \t]*import[ \t]+([A-Za-z_][\w.]*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?[ \t]*(?:#.*)?$", re.M
 )
@@ -45,104 +44,6 @@ def import_aliases(sources: Iterable[str], packages: Iterable[str]) -> dict[str,
         if module.split(".")[0] in own or count >= 2:
             out[alias] = module
     return out
-
-
-class _Names(ast.NodeVisitor):
-    """Names loaded and names bound anywhere in a module (scopes merged: a snippet is small)."""
-
-    def __init__(self) -> None:
-        self.loaded: dict[str, None] = {}
-        self.bound: set[str] = set()
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self.loaded.setdefault(node.id)
-        else:
-            self.bound.add(node.id)
-
-    def _bind_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
-        args = node.args
-        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-            if arg is not None:
-                self.bound.add(arg.arg)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self.bound.add(node.name)
-        self._bind_function(node)
-        self.generic_visit(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        self.bound.add(node.name)
-        self._bind_function(node)
-        self.generic_visit(node)
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._bind_function(node)
-        self.generic_visit(node)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.bound.add(node.name)
-        self.generic_visit(node)
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            self.bound.add(alias.asname or alias.name.split(".")[0])
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for alias in node.names:
-            self.bound.add(alias.asname or alias.name)
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.bound.add(node.name)
-        self.generic_visit(node)
-
-    def visit_Global(self, node: ast.Global) -> None:
-        self.bound.update(node.names)
-
-
-def undefined_names(source: str, provided: Sequence[str] = ()) -> list[str]:
-    """Names ``source`` loads but never binds, builtins and ``provided`` aside, in order of use."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return []
-    names = _Names()
-    names.visit(tree)
-    skip = names.bound | _BUILTINS | set(provided)
-    return [n for n in names.loaded if n not in skip]
-
-
-def bound_names(source: str) -> set[str]:
-    """Names ``source`` binds anywhere: assignments, definitions, imports, parameters."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return set()
-    names = _Names()
-    names.visit(tree)
-    return names.bound
-
-
-def called_names(source: str) -> set[str]:
-    """Names ``source`` calls (``f(...)``): a module of that name is not what it means."""
-    return _names_under(source, ast.Call, "func")
-
-
-def attribute_bases(source: str) -> set[str]:
-    """Names ``source`` reads attributes of (``smp.symbols``): used as a module would be."""
-    return _names_under(source, ast.Attribute, "value")
-
-
-def _names_under(source: str, kind: type[ast.AST], field: str) -> set[str]:
-    """The bare names in ``field`` of every ``kind`` node of ``source`` (none if it does not
-    parse)."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return set()
-    found = (getattr(node, field) for node in ast.walk(tree) if isinstance(node, kind))
-    return {name.id for name in found if isinstance(name, ast.Name)}
 
 
 def module_name_for(
@@ -175,13 +76,11 @@ def module_bindings(source: str) -> dict[str, ast.stmt]:
         return {}
     out: dict[str, ast.stmt] = {}
     for node in tree.body:
-        names = _Names()
-        names.visit(node)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             out.setdefault(node.name, node)
             continue
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom):
-            for name in names.bound - {"*"}:  # what a star import binds is not known here
+            for name in bound_in(node) - {"*"}:  # what a star import binds is not known here
                 out.setdefault(name, node)
         if isinstance(node, ast.Assign):
             for target in node.targets:

@@ -12,9 +12,9 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from reprobot.generation.drafter.name_resolution import bound_names, undefined_names
 from reprobot.generation.drafter.output_comments import statement_output
 from reprobot.generation.drafter.printed_output import block_output
+from reprobot.generation.drafter.snippet_names import bound_names, undefined_names
 from reprobot.generation.drafter.sources import OUT_PROMPT, stated_value
 from reprobot.generation.issue.expectations import Expectation
 from reprobot.generation.issue.report import CodeBlock, IssueReport, Session
