@@ -284,6 +284,10 @@ def test_judge_calls_correct_only_when_a_test_checks_a_result() -> None:
     )
     mixed = judge(before, after, None, APPLIED, {"t::a": "crash", "t::b": "weak"})
     assert not mixed.correct and mixed.reason.endswith("the reported error or wrong value is gone")
+    # Such a candidate is graded weak: a maintainer opens it before the ones nothing went F->P on.
+    assert weak.weak and crash.weak and mixed.weak
+    nothing = judge(before, before, None, APPLIED, {"t::a": "crash", "t::b": "weak"})
+    assert not nothing.correct and not nothing.weak
     assert judge(before, after, None, APPLIED, {"t::a": "weak", "t::b": "expected"}).correct
     assert judge(before, after, None, APPLIED, {"t::a": "crash", "t::b": "expected"}).correct
     assert judge(before, after, None, APPLIED, {"t::a": "crash"}).correct  # b: unknown

@@ -18,10 +18,10 @@ from reprobot.bench.pod.metrics import (
     cluster_bootstrap,
     cluster_bootstrap_samples,
     confusion,
-    expected_filter_inspections,
     expected_first_correct,
-    filter_inspections,
-    filter_p_found,
+    expected_grades_inspections,
+    grades_inspections,
+    grades_p_found,
     issue_effort,
     p_found_random,
     quantile,
@@ -157,29 +157,61 @@ def test_random_selection_edge_cases() -> None:
 def test_filter_effort_correct_patch_accepted() -> None:
     # Accepted 2 (1 correct), rejected 6 (none correct).
     # k=1: 1 − C(1,1)/C(2,1) = 1/2; k=2: 1 − C(1,2)/C(2,2) = 1 − 0 = 1.
-    assert filter_p_found(2, 1, 6, 0, 1) == pytest.approx(0.5)
-    assert filter_p_found(2, 1, 6, 0, 2) == 1.0
-    assert filter_p_found(2, 1, 6, 0, 5) == 1.0
-    assert filter_inspections(2, 1, 6, 0, 0.85) == 2
-    assert filter_inspections(2, 1, 6, 0, 0.95) == 2
-    assert expected_filter_inspections(2, 1, 6, 0) == pytest.approx(1.5)  # (2+1)/(1+1)
+    assert grades_p_found([(2, 1), (6, 0)], 1) == pytest.approx(0.5)
+    assert grades_p_found([(2, 1), (6, 0)], 2) == 1.0
+    assert grades_p_found([(2, 1), (6, 0)], 5) == 1.0
+    assert grades_inspections([(2, 1), (6, 0)], 0.85) == 2
+    assert grades_inspections([(2, 1), (6, 0)], 0.95) == 2
+    assert expected_grades_inspections([(2, 1), (6, 0)]) == pytest.approx(1.5)  # (2+1)/(1+1)
 
 
 def test_filter_effort_correct_patches_rejected() -> None:
     # Accepted 3 (none correct), rejected 5 (2 correct): the 3 accepted are opened in vain,
     # then p = 1 − C(3,j)/C(5,j) for j rejected ones: j=1 0.4, j=2 0.7, j=3 0.9, j=4 1.
-    assert filter_p_found(3, 0, 5, 2, 3) == 0.0
-    assert filter_p_found(3, 0, 5, 2, 4) == pytest.approx(0.4)
-    assert filter_p_found(3, 0, 5, 2, 6) == pytest.approx(0.9)
-    assert filter_inspections(3, 0, 5, 2, 0.85) == 6  # 3 + 3
-    assert filter_inspections(3, 0, 5, 2, 0.95) == 7  # 3 + 4
-    assert expected_filter_inspections(3, 0, 5, 2) == pytest.approx(5.0)  # 3 + 6/3
+    assert grades_p_found([(3, 0), (5, 2)], 3) == 0.0
+    assert grades_p_found([(3, 0), (5, 2)], 4) == pytest.approx(0.4)
+    assert grades_p_found([(3, 0), (5, 2)], 6) == pytest.approx(0.9)
+    assert grades_inspections([(3, 0), (5, 2)], 0.85) == 6  # 3 + 3
+    assert grades_inspections([(3, 0), (5, 2)], 0.95) == 7  # 3 + 4
+    assert expected_grades_inspections([(3, 0), (5, 2)]) == pytest.approx(5.0)  # 3 + 6/3
 
 
 def test_filter_effort_without_correct_patch() -> None:
-    assert filter_inspections(2, 0, 3, 0, 0.85) is None
-    assert expected_filter_inspections(2, 0, 3, 0) is None
-    assert filter_p_found(2, 0, 3, 0, 5) == 0.0
+    assert grades_inspections([(2, 0), (3, 0)], 0.85) is None
+    assert expected_grades_inspections([(2, 0), (3, 0)]) is None
+    assert grades_p_found([(2, 0), (3, 0)], 5) == 0.0
+
+
+def test_a_grade_with_no_correct_patch_is_opened_in_vain() -> None:
+    # Accepted 1 (none correct), weak 2 (1 correct), the rest 5 (2 correct): after the accepted
+    # one, k−1 of the weak: 1/2 at k=2, 1 at k=3.
+    grades = [(1, 0), (2, 1), (5, 2)]
+    assert grades_p_found(grades, 1) == 0.0
+    assert grades_p_found(grades, 2) == pytest.approx(0.5)
+    assert grades_p_found(grades, 3) == 1.0
+    assert grades_inspections(grades, 0.95) == 3
+    assert expected_grades_inspections(grades) == pytest.approx(1 + 3 / 2)
+    # Empty grades are skipped; without a correct patch there is nothing to find.
+    assert grades_inspections([(0, 0), (4, 1)], 0.5) == 2
+    assert expected_grades_inspections([(0, 0), (3, 0)]) is None
+
+
+def test_opening_weak_verdicts_before_the_rest_beats_accepted_first_alone() -> None:
+    # 8 patches, 1 correct; nothing accepted; the correct one is among 2 weak ones.
+    calls = [
+        FilterCall("s|a", "a", False, True, weak=True),
+        FilterCall("s|a", "a", False, False, weak=True),
+    ]
+    calls += [FilterCall("s|a", "a", False, False)] * 6
+    (row,) = issue_effort(calls)
+    assert (row.accepted, row.weak, row.weak_correct) == (0, 2, 1)
+    assert row.grades() == [(0, 0), (2, 1), (6, 0)]
+    assert row.grades(by_grade=False) == [(0, 0), (8, 1)]
+    # By grade: both weak ones within 2; RS-95 needs 8 of 8 (k/8 ≥ 0.95).
+    assert (row.filter95, row.rs95, row.expected_filter) == (2, 8, 1.5)
+    assert row.versus_rs(0.95) == "better"
+    assert row.versus_rs(0.95, by_grade=False) == "same"
+    assert tally_versus_rs([row], 0.95, by_grade=False)["same"] == 1
 
 
 def _effort_sample() -> list[FilterCall]:

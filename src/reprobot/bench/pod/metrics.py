@@ -29,12 +29,14 @@ Definitions (these are what the report cites):
   of the first k is correct is 1 − C(n−c, k)/C(n, k). RS-85 (RS-95) is the smallest k with that
   probability ≥ 0.85 (0.95); it is undefined when c = 0. The expected number of patches opened
   up to and including the first correct one is (n+1)/(c+1).
-- **Filter effort**: the maintainer opens the accepted patches first (random order), then the
-  rejected ones (random order). The filter's 85 % (95 %) effort is the smallest k for which a
-  correct patch is among the first k opened with probability ≥ 0.85 (0.95). Its expected effort
-  is (a+1)/(a_c+1) when the a accepted patches include a_c > 0 correct ones, else
-  a + (r+1)/(r_c+1) for r rejected patches with r_c correct ones. Fewer inspections than RS at
-  the same confidence is "better".
+- **Filter effort**: the maintainer opens the patches grade by grade, each grade in random
+  order: the accepted (verified) ones first, then the rejected ones whose tests went F→P but
+  only show the crash or the wrong value gone (weak), then the rest. The filter's 85 % (95 %)
+  effort is the smallest k for which a correct patch is among the first k opened with
+  probability ≥ 0.85 (0.95). Its expected effort is o + (n_j+1)/(c_j+1), where grade j is the
+  first with c_j > 0 correct patches of its n_j and o counts the patches of the grades before
+  it. Fewer inspections than RS at the same confidence is "better". With two grades (accepted,
+  then every rejected patch) this is the study's accepted-first order.
 - **Weighted-probability classifier (WPC)**: labels every patch right with probability p,
   independently. With P correct and N incorrect patches its expected confusion is TP = p·P,
   FN = (1−p)·P, TN = p·N, FP = (1−p)·N. A filter whose metric value v is first reached at p on
@@ -49,7 +51,7 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 # What a zero cell of a confusion matrix becomes before any metric is computed.
@@ -156,6 +158,8 @@ class FilterCall:
     issue: str
     predicted: bool  # the filter says the patch is correct
     actual: bool  # the label says the patch is correct
+    # Rejected, but its tests went F->P and only show the crash or the wrong value gone.
+    weak: bool = False
 
 
 def _confusion_of(judgement: FilterCall) -> Confusion:
@@ -290,64 +294,59 @@ def expected_first_correct(n: int, correct: int) -> float | None:
     return (n + 1) / (correct + 1)
 
 
-def _filter_p_found_exact(
-    accepted: int, accepted_correct: int, rejected: int, rejected_correct: int, k: int
-) -> Fraction:
-    _check_counts(accepted, accepted_correct)
-    _check_counts(rejected, rejected_correct)
-    if k <= accepted:
-        return _p_found_exact(accepted, accepted_correct, k)
-    if accepted_correct > 0:
-        return Fraction(1)
-    return _p_found_exact(rejected, rejected_correct, k - accepted)
+# A grade of patches a maintainer opens together: (patches, correct ones among them).
+Grade = tuple[int, int]
 
 
-def filter_p_found(
-    accepted: int, accepted_correct: int, rejected: int, rejected_correct: int, k: int
-) -> float:
-    """Probability that a correct patch is among the first k opened when the accepted patches are
-    opened first and the rejected ones after, each group in uniformly random order."""
-    return float(_filter_p_found_exact(accepted, accepted_correct, rejected, rejected_correct, k))
+def _grades_p_found_exact(grades: Sequence[Grade], k: int) -> Fraction:
+    opened = 0
+    for n, correct in grades:
+        _check_counts(n, correct)
+        if k <= opened + n:
+            # Every grade before this one was opened in vain (one with a correct patch returned).
+            return _p_found_exact(n, correct, max(k - opened, 0))
+        if correct > 0:
+            return Fraction(1)
+        opened += n
+    return Fraction(0)
 
 
-def filter_inspections(
-    accepted: int, accepted_correct: int, rejected: int, rejected_correct: int, confidence: float
-) -> int | None:
-    """The smallest k with ``filter_p_found(...) >= confidence``; None when no patch is
+def grades_p_found(grades: Sequence[Grade], k: int) -> float:
+    """Probability that a correct patch is among the first k opened when the grades are opened
+    in order, the patches of each in uniformly random order."""
+    return float(_grades_p_found_exact(grades, k))
+
+
+def grades_inspections(grades: Sequence[Grade], confidence: float) -> int | None:
+    """The smallest k with ``grades_p_found(grades, k) >= confidence``; None when no patch is
     correct."""
-    _check_counts(accepted, accepted_correct)
-    _check_counts(rejected, rejected_correct)
     _check_confidence(confidence)
-    if accepted_correct + rejected_correct == 0:
+    for n, correct in grades:
+        _check_counts(n, correct)
+    if not any(correct for _, correct in grades):
         return None
+    total = sum(n for n, _ in grades)
     return next(
-        k
-        for k in range(1, accepted + rejected + 1)
-        if _reaches(
-            _filter_p_found_exact(accepted, accepted_correct, rejected, rejected_correct, k),
-            confidence,
-        )
+        k for k in range(1, total + 1) if _reaches(_grades_p_found_exact(grades, k), confidence)
     )
 
 
-def expected_filter_inspections(
-    accepted: int, accepted_correct: int, rejected: int, rejected_correct: int
-) -> float | None:
-    """Expected number of patches opened, accepted ones first, up to and including the first
-    correct one; None when no patch is correct."""
-    _check_counts(accepted, accepted_correct)
-    _check_counts(rejected, rejected_correct)
-    if accepted_correct > 0:
-        return (accepted + 1) / (accepted_correct + 1)
-    if rejected_correct > 0:
-        return accepted + (rejected + 1) / (rejected_correct + 1)
+def expected_grades_inspections(grades: Sequence[Grade]) -> float | None:
+    """Expected number of patches opened, grade by grade, up to and including the first correct
+    one; None when no patch is correct."""
+    opened = 0
+    for n, correct in grades:
+        _check_counts(n, correct)
+        if correct > 0:
+            return opened + (n + 1) / (correct + 1)
+        opened += n
     return None
 
 
 @dataclass(frozen=True)
 class IssueEffort:
     """How many patches of one issue a maintainer opens to find a correct one, with and without
-    the filter."""
+    the filter; the filter's figures open its grades in order (see ``grades``)."""
 
     issue: str
     patches: int
@@ -360,6 +359,9 @@ class IssueEffort:
     filter95: int | None
     expected_random: float | None
     expected_filter: float | None
+    # Rejected patches whose tests went F->P but only show the crash or the wrong value gone.
+    weak: int = 0
+    weak_correct: int = 0
 
     @property
     def rejected(self) -> int:
@@ -369,13 +371,21 @@ class IssueEffort:
     def rejected_correct(self) -> int:
         return self.correct - self.accepted_correct
 
-    def versus_rs(self, confidence: float = 0.95) -> str:
+    def grades(self, by_grade: bool = True) -> list[Grade]:
+        """Accepted, weak, the rest; or (``by_grade`` False) accepted, then every rejected one."""
+        if not by_grade:
+            return [(self.accepted, self.accepted_correct), (self.rejected, self.rejected_correct)]
+        return [
+            (self.accepted, self.accepted_correct),
+            (self.weak, self.weak_correct),
+            (self.rejected - self.weak, self.rejected_correct - self.weak_correct),
+        ]
+
+    def versus_rs(self, confidence: float = 0.95, by_grade: bool = True) -> str:
         """How the filter compares with RS at this confidence: "better" when it needs fewer
         inspections to find a correct patch, "same" when as many, "worse" when more, "n/a" when
         no patch of the issue is correct."""
-        ours = filter_inspections(
-            self.accepted, self.accepted_correct, self.rejected, self.rejected_correct, confidence
-        )
+        ours = grades_inspections(self.grades(by_grade), confidence)
         theirs = rs_inspections(self.patches, self.correct, confidence)
         if ours is None or theirs is None:
             return "n/a"
@@ -396,30 +406,41 @@ def issue_effort(judgements: Sequence[FilterCall]) -> list[IssueEffort]:
         correct = sum(j.actual for j in group)
         accepted = sum(j.predicted for j in group)
         accepted_correct = sum(j.predicted and j.actual for j in group)
-        split = (accepted, accepted_correct, n - accepted, correct - accepted_correct)
+        weak = [j for j in group if j.weak and not j.predicted]
+        row = IssueEffort(
+            issue=issue,
+            patches=n,
+            correct=correct,
+            accepted=accepted,
+            accepted_correct=accepted_correct,
+            rs85=rs_inspections(n, correct, 0.85),
+            rs95=rs_inspections(n, correct, 0.95),
+            filter85=None,
+            filter95=None,
+            expected_random=expected_first_correct(n, correct),
+            expected_filter=None,
+            weak=len(weak),
+            weak_correct=sum(j.actual for j in weak),
+        )
+        grades = row.grades()
         rows.append(
-            IssueEffort(
-                issue=issue,
-                patches=n,
-                correct=correct,
-                accepted=accepted,
-                accepted_correct=accepted_correct,
-                rs85=rs_inspections(n, correct, 0.85),
-                rs95=rs_inspections(n, correct, 0.95),
-                filter85=filter_inspections(*split, 0.85),
-                filter95=filter_inspections(*split, 0.95),
-                expected_random=expected_first_correct(n, correct),
-                expected_filter=expected_filter_inspections(*split),
+            replace(
+                row,
+                filter85=grades_inspections(grades, 0.85),
+                filter95=grades_inspections(grades, 0.95),
+                expected_filter=expected_grades_inspections(grades),
             )
         )
     return rows
 
 
-def tally_versus_rs(rows: Iterable[IssueEffort], confidence: float = 0.95) -> dict[str, int]:
+def tally_versus_rs(
+    rows: Iterable[IssueEffort], confidence: float = 0.95, by_grade: bool = True
+) -> dict[str, int]:
     """How many issues the filter does better / the same / worse than RS on (and "n/a")."""
     tally = {"better": 0, "same": 0, "worse": 0, "n/a": 0}
     for row in rows:
-        tally[row.versus_rs(confidence)] += 1
+        tally[row.versus_rs(confidence, by_grade)] += 1
     return tally
 
 

@@ -34,6 +34,7 @@ class CandidateCall:
     called_correct: bool | None
     reason: str
     transitions: dict[str, str]
+    weak: bool = False
 
     @property
     def agrees(self) -> bool:
@@ -96,6 +97,7 @@ def build(
                 call.correct,
                 call.reason,
                 call.transitions,
+                call.weak,
             )
         )
     judgements = tuple(
@@ -104,6 +106,7 @@ def build(
             issue=call.instance_id,
             predicted=bool(call.called_correct),
             actual=call.resolved,
+            weak=call.weak,
         )
         for call in calls
         if call.called_correct is not None
@@ -178,20 +181,31 @@ def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_
         "",
         "## Patches a maintainer opens until the first correct one",
         "",
-        "Accepted patches first, then the rejected ones, each in random order; RS opens all in "
-        "random order. 85/95: patches to open to find a correct one with that probability.",
+        "By the verdict's grade: the accepted (verified) patches first, then those whose tests "
+        "went F→P but only show the crash or the wrong value gone (weak), then the rest, each "
+        "grade in random order; RS opens all in random order. 85/95: patches to open to find a "
+        "correct one with that probability.",
         "",
-        "| issue | patches | correct | accepted (correct) | filter 85/95 | RS-85/95 "
-        "| expected filter / random | vs RS-95 |",
-        "|---|---|---|---|---|---|---|---|",
+        "| issue | patches | correct | accepted (correct) | weak (correct) | filter 85/95 "
+        "| RS-85/95 | expected filter / random | vs RS-95 |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for e in report.effort:
         lines.append(
             f"| {e.issue} | {e.patches} | {e.correct} | {e.accepted} ({e.accepted_correct}) "
-            f"| {_n(e.filter85)}/{_n(e.filter95)} | {_n(e.rs85)}/{_n(e.rs95)} "
+            f"| {e.weak} ({e.weak_correct}) | {_n(e.filter85)}/{_n(e.filter95)} "
+            f"| {_n(e.rs85)}/{_n(e.rs95)} "
             f"| {_f(e.expected_filter, 2)} / {_f(e.expected_random, 2)} | {e.versus_rs(0.95)} |"
         )
-    lines += ["", "At 95%: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())), ""]
+    accepted_only = tally_versus_rs(report.effort, 0.95, by_grade=False)
+    lines += [
+        "",
+        "At 95%: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())),
+        "",
+        "Accepted first and every rejected patch after, without the weak grade: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(accepted_only.items())),
+        "",
+    ]
     disagreements = [c for c in report.calls if c.called_correct is not None and not c.agrees]
     lines += ["## Disagreements with the labels", ""]
     if not disagreements:
