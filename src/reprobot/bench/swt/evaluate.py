@@ -18,6 +18,7 @@ from reprobot.bench.environments import Prepared
 from reprobot.bench.executor import run_summary, write_run_log
 from reprobot.bench.predictions import Prediction, prediction_files
 from reprobot.bench.swt.metrics import (
+    NOTHING,
     CoverageDelta,
     Flags,
     InstanceScore,
@@ -131,7 +132,7 @@ def not_run(instance: Instance, prediction: Prediction) -> dict[str, Any]:
         "instance_id": instance.instance_id,
         "model": prediction.model,
         "applied": False,
-        "flags": Flags(False, False, False, False, False).__dict__,
+        "flags": NOTHING.__dict__,
         "delta": {"executable": 0, "covered": 0, "uncovered": []},
         "added": {},
         "base": {},
@@ -209,7 +210,7 @@ def score(result: Mapping[str, Any], excluded: bool) -> InstanceScore:
     if result.get("error"):
         return InstanceScore(
             instance_id=str(result.get("instance_id", result.get("key", "?"))),
-            flags=Flags(False, False, False, False, False),
+            flags=NOTHING,
             delta=CoverageDelta(0, 0),
             excluded=excluded,
             error=str(result["error"]),

@@ -58,9 +58,13 @@ class Flags:
     pass_only: bool
 
 
+# A prediction that does not apply, or was never run: every column false.
+NOTHING = Flags(False, False, False, False, False)
+
+
 def flags(applied: bool, pred: Mapping[str, set[str]], base: Mapping[str, set[str]]) -> Flags:
     if not applied:
-        return Flags(False, False, False, False, False)
+        return NOTHING
     extra = added(pred, base)
     return Flags(
         applied=True,
