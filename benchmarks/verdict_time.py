@@ -31,7 +31,7 @@ from reprobot.validation import (  # noqa: E402
     RepoSnapshot,
     RunLimits,
     connect,
-    detect_env_spec,
+    detect_environment,
     ensure_environment,
     verify,
 )
@@ -56,7 +56,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         repo = example_repo(Path(tmp))
         base = RepoSnapshot.from_git(repo, "HEAD", "example/durations")
-        env = ensure_environment(client, detect_env_spec(base), base, settings)
+        env = ensure_environment(client, detect_environment(base).spec, base, settings)
         tests, fix = Patch(NEW_TEST, name="tests.diff"), Patch(FIX, name="fix.diff")
         limits = RunLimits.from_settings(settings)
         times: dict[bool, list[float]] = {True: [], False: []}

@@ -5,11 +5,34 @@
 set -eu
 # The host's package-index settings, exported for this script only.
 if [ -f /run/reprobot/pip.env ]; then set -a; . /run/reprobot/pip.env; set +a; fi
-if ! command -v git >/dev/null || ! command -v patch >/dev/null || ! command -v gcc >/dev/null; then
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git patch gcc libc6-dev ca-certificates
-  rm -rf /var/lib/apt/lists/*
-fi
+# What Reprobot itself needs: git and patch apply test patches, gcc and libc6-dev build packages
+# that have no wheel, ca-certificates reach the package index.
+REPROBOT_PACKAGES="git patch gcc libc6-dev ca-certificates"
+# The system tools test suites commonly shell out to or read, in every sandbox: test runs have
+# no network, so what a suite expects of the system must be in the image (README, "How a test
+# run is sandboxed"). One list, kept short:
+#   less     a pager: pydoc, git and IPython page their output, and their tests check it
+#   git      version-control helpers and setuptools-scm run it
+#   locales  the locales of LOCALES below, which tests switch to
+#   tzdata   the time zone database zoneinfo, dateutil and pandas read (/usr/share/zoneinfo)
+#   file     libmagic's command, which tests of file-type detection call
+# A name ending in "?" is installed where the Debian release has it: trixie moved the old zone
+# names (US/Eastern, which many test suites use) into tzdata-legacy.
+TEST_TOOLS="less git locales tzdata tzdata-legacy? file"
+LOCALES="C.UTF-8 en_US.UTF-8"
+apt-get update
+wanted=""
+for name in $REPROBOT_PACKAGES $TEST_TOOLS; do
+  case $name in
+    *\?) name=${name%\?}; apt-cache show "$name" >/dev/null 2>&1 || continue ;;
+  esac
+  wanted="$wanted $name"
+done
+# shellcheck disable=SC2086  # one word per package
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $wanted
+rm -rf /var/lib/apt/lists/*
+for locale in $LOCALES; do echo "$locale UTF-8"; done > /etc/locale.gen
+locale-gen
 py=$(command -v python3)
 id sandbox >/dev/null 2>&1 || useradd --uid 1000 --create-home --shell /bin/sh sandbox
 "$py" -m venv /opt/reprobot/venv

@@ -1,4 +1,4 @@
-"""``reprobot bench swt`` and ``reprobot bench pod``: their command-line arguments."""
+"""``reprobot bench swt``, ``bench pod`` and ``bench repos``: their command-line arguments."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from reprobot.bench.pod.command import run_pod
+from reprobot.bench.repos.command import DEFAULT_MAX_TESTS, run_repos
 from reprobot.bench.swt.command import run_swt
 
 
@@ -47,6 +48,31 @@ def register(sub: Any) -> None:
     )
     pod.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     pod.set_defaults(handler=run_pod)
+
+    repos = commands.add_parser(
+        "repos", help="first contact: detect, build and run each listed repository's tests"
+    )
+    repos.add_argument(
+        "--list",
+        type=Path,
+        required=True,
+        help="repositories: 'owner/name commit' per line ('#' comments), or JSON lines "
+        '{"repo": ..., "commit": ...}',
+    )
+    repos.add_argument("--repos", type=Path, required=True, help="folder of git clones")
+    repos.add_argument(
+        "--out", type=Path, default=Path("out/bench-repos"), help="output folder (resumable)"
+    )
+    repos.add_argument("--workers", type=int, help="parallel units (default: cores and memory)")
+    repos.add_argument(
+        "--max-tests",
+        type=int,
+        default=DEFAULT_MAX_TESTS,
+        help="run only the largest N test files of a tree that has more than N "
+        f"(default {DEFAULT_MAX_TESTS}; 0: always the whole suite)",
+    )
+    repos.add_argument("--only", action="append", default=[], help="owner/name (repeatable)")
+    repos.set_defaults(handler=run_repos)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

@@ -46,12 +46,13 @@ def cmd_env_list(args: argparse.Namespace, settings: Settings) -> int:
                 "last_used": c.last_used,
                 "as_of": c.as_of,
                 "resolver": c.resolver,
+                "sources": c.sources,
             }
             for c in images
         ]
         print(json.dumps({"images": rows, "total_bytes": unique_bytes(images)}))
         return 0
-    table = Table("image", "adds", "last used", "packages as of", "resolver")
+    table = Table("image", "adds", "last used", "packages as of", "resolver", "decided by")
     now = time.time()
     for c in images:
         table.add_row(
@@ -60,6 +61,7 @@ def cmd_env_list(args: argparse.Namespace, settings: Settings) -> int:
             f"{(now - c.last_used) / 3600:.1f} h ago",
             c.as_of or "newest",
             c.resolver or "pip (newest releases)",
+            "\n".join(f"{part}: {source}" for part, source in sorted(c.sources.items())),
         )
     out = console()
     out.print(table)

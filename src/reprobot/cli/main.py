@@ -13,6 +13,7 @@ from reprobot.cli import reproduce as cli_reproduce
 from reprobot.cli import sandbox as cli_sandbox
 from reprobot.cli import serve as cli_serve
 from reprobot.cli import verify as cli_verify
+from reprobot.console import printable
 from reprobot.errors import ReprobotError
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings
@@ -37,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def error_line(exc: BaseException) -> str:
+    """An error as one line a script can read: its cause may quote a project's output (a
+    module name, a log line), so control characters go and line breaks become spaces."""
+    return " ".join(printable(str(exc)).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -45,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = Settings()
         code: int = args.handler(args, settings)
     except (ReprobotError, OSError) as exc:
-        print(f"reprobot: error: {exc}", file=sys.stderr)
+        print(f"reprobot: error: {error_line(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130

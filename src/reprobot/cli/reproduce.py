@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 from reprobot.bot import environment_view, render_page, reproduction_page, write_page
-from reprobot.cli.sandbox import add_env_arguments, resolve_spec
+from reprobot.cli.sandbox import add_env_arguments, build_environment
 from reprobot.console import console, progress_for, untrusted
 from reprobot.errors import ReprobotError
 from reprobot.generation import Reproduction, bind_llm_drafter, read_issue, reproduce
 from reprobot.settings import Settings
-from reprobot.validation import RepoSnapshot, clone_url, connect, ensure_environment, is_url
+from reprobot.validation import RepoSnapshot, clone_url, connect, is_url
 
 EXIT_NOT_REPRODUCED = 1
 
@@ -65,7 +65,7 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
     snapshot = RepoSnapshot.from_git(path, args.ref, name)
     trusted = RepoSnapshot.from_git(path, args.env_ref, name) if args.env_ref else snapshot
     progress = progress_for(args)
-    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings, progress)
+    env = build_environment(client, args, trusted, settings, progress)
     result = reproduce(
         issue,
         snapshot,

@@ -13,9 +13,11 @@ from rich.table import Table
 from reprobot.cli import env_cache
 from reprobot.console import console, progress_for, untrusted
 from reprobot.errors import ReprobotError
+from reprobot.progress import Progress
 from reprobot.settings import Settings
 from reprobot.validation import (
     DEBIAN_SUITES,
+    Detection,
     EnvImage,
     EnvSpec,
     Outcome,
@@ -24,10 +26,11 @@ from reprobot.validation import (
     RunLimits,
     TestRun,
     connect,
-    detect_env_spec,
+    detect_environment,
     ensure_base_image,
     ensure_environment,
     reap,
+    run_problem,
     run_tests,
 )
 
@@ -116,22 +119,46 @@ def cmd_sandbox_reap(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def resolve_spec(args: argparse.Namespace, snapshot: RepoSnapshot) -> EnvSpec:
+def resolve_spec(args: argparse.Namespace, snapshot: RepoSnapshot) -> Detection:
+    """The spec of ``--spec``, else the detection the App and the benchmark share; the
+    command line's options win over either, and are named as what decided their part."""
     if args.spec:
         try:
             spec = EnvSpec.model_validate_json(Path(args.spec).read_text())
         except ValueError as exc:
             raise ReprobotError(f"{args.spec} is not a valid EnvSpec: {exc}") from exc
+        detected = Detection(spec, {"spec": str(args.spec)})
     else:
-        spec = detect_env_spec(snapshot)
+        detected = detect_environment(snapshot)
     overrides: dict[str, Any] = {}
-    if args.python:
-        overrides["python"] = args.python
-    if args.install:
-        overrides["install"] = args.install
-    if args.test_cmd:
-        overrides["test_cmd"] = args.test_cmd
-    return spec.model_copy(update=overrides) if overrides else spec
+    for option, field, part in (
+        ("python", "python", "python"),
+        ("install", "install", "install"),
+        ("test_cmd", "test_cmd", "test_command"),
+    ):
+        value = getattr(args, option)
+        if value:
+            overrides[field] = value
+            detected.sources[part] = f"--{option.replace('_', '-')}"
+    if not overrides:
+        return detected
+    spec = EnvSpec.model_validate({**detected.spec.model_dump(), **overrides})
+    return Detection(spec, detected.sources)
+
+
+def build_environment(
+    client: Any,
+    args: argparse.Namespace,
+    trusted: RepoSnapshot,
+    settings: Settings,
+    progress: Progress,
+) -> EnvImage:
+    """The environment image of ``trusted`` as the options and the detection say, with what
+    decided each part kept in its labels."""
+    detected = resolve_spec(args, trusted)
+    return ensure_environment(
+        client, detected.spec, trusted, settings, progress, sources=detected.sources
+    )
 
 
 def _environment(
@@ -142,8 +169,7 @@ def _environment(
     trusted = (
         RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else snapshot
     )
-    spec = resolve_spec(args, trusted)
-    return client, snapshot, ensure_environment(client, spec, trusted, settings, progress_for(args))
+    return client, snapshot, build_environment(client, args, trusted, settings, progress_for(args))
 
 
 def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -157,11 +183,17 @@ def cmd_env_build(args: argparse.Namespace, settings: Settings) -> int:
                     "skipped": list(env.skipped),
                     "as_of": env.as_of,
                     "as_of_why": env.as_of_why,
+                    "sources": dict(env.sources),
+                    "version": env.version,
                 }
             )
         )
     else:
         print(env.tag)
+        for part, source in sorted(env.sources.items()):
+            print(f"  {part}: {source}")
+        if env.version:
+            print(f"  version from git: {env.version}")
         if env.as_of:
             print(f"  packages as of {env.as_of} ({env.as_of_why})")
         for line in env.skipped:
@@ -183,6 +215,11 @@ def cmd_run_tests(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({"image": env.tag, "sha": snapshot.sha, **run.to_json()}))
     else:
         _print_run(run, env)
+    # A run that tells nothing about the tests must not look like one that did to a script:
+    # the result is printed all the same, and the cause goes to standard error (exit 2).
+    problem = run_problem(run, env.spec.test_cmd)
+    if problem:
+        raise ReprobotError(problem)
     return 0
 
 
@@ -205,6 +242,13 @@ def _print_run(run: TestRun, env: EnvImage) -> None:
         counts[outcome.value] = counts.get(outcome.value, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no tests ran"
     out.print(f"{summary} in {run.duration_s:.1f}s", markup=False)
+    if run.unmatched:
+        out.print(
+            untrusted(
+                f"not counted: {len(run.unmatched)} reported test(s) pytest never collected: "
+                + ", ".join(run.unmatched)
+            )
+        )
     if run.limits_hit:
         out.print(f"limits hit: {', '.join(sorted(run.limits_hit))}", markup=False)
     if run.error:

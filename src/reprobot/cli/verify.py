@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from reprobot.bot import environment_view, render_page, render_verdict, verdict_page, write_page
-from reprobot.cli.sandbox import add_env_arguments, resolve_spec
+from reprobot.cli.sandbox import add_env_arguments, build_environment
 from reprobot.console import progress_for
 from reprobot.errors import ReprobotError
 from reprobot.settings import Settings
-from reprobot.validation import Patch, RepoSnapshot, RunLimits, connect, ensure_environment, verify
+from reprobot.validation import Patch, RepoSnapshot, RunLimits, connect, verify
 
 
 def register(sub: Any) -> None:
@@ -53,7 +53,7 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     # The environment comes from the trusted base (or --env-ref), never from the fix's head.
     trusted = RepoSnapshot.from_git(args.repo, args.env_ref, args.name) if args.env_ref else base
     progress = progress_for(args)
-    env = ensure_environment(client, resolve_spec(args, trusted), trusted, settings, progress)
+    env = build_environment(client, args, trusted, settings, progress)
     verdict = verify(
         client,
         env,

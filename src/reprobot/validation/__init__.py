@@ -9,8 +9,15 @@ container runs) and ``results`` (outcomes, coverage, oracles, grading).
 from __future__ import annotations
 
 from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
+from reprobot.validation.env.detect import (
+    CONFIG_PATH,
+    Detection,
+    EnvSettings,
+    detect_environment,
+    read_env_settings,
+)
+from reprobot.validation.env.detect.settings_file import MAX_CONFIG_BYTES, Command, load_yaml
 from reprobot.validation.env.env_image import EnvImage, conda_names, ensure_environment
-from reprobot.validation.env.envdetect import detect_env_spec
 from reprobot.validation.env.envspec import SUPPORTED_PYTHONS, DebianPackage, EnvSpec, PythonCompat
 from reprobot.validation.env.image_cache import (
     CachedImage,
@@ -24,6 +31,7 @@ from reprobot.validation.env.test_commands import Runner, runner_family, runner_
 from reprobot.validation.errors import DockerUnavailableError, ImageBuildError, SnapshotError
 from reprobot.validation.results.oracles import STRENGTH, Oracle, OracleKind, oracle_of
 from reprobot.validation.results.ruling import GuardOutcomes, rule
+from reprobot.validation.results.run_problem import run_problem
 from reprobot.validation.results.success import F2F, F2P, P2F, P2P, Reading, categorise, succeeds
 from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
 from reprobot.validation.results.verdict import (
@@ -55,9 +63,11 @@ from reprobot.validation.source.workspace import clone_url, is_url
 from reprobot.validation.verify import Verdict, read_oracles, verify
 
 __all__ = [
+    "CONFIG_PATH",
     "DEBIAN_SUITES",
     "F2F",
     "F2P",
+    "MAX_CONFIG_BYTES",
     "P2F",
     "P2P",
     "STRENGTH",
@@ -66,9 +76,12 @@ __all__ = [
     "UNREADABLE",
     "CachedImage",
     "ChangeCoverage",
+    "Command",
     "DebianPackage",
+    "Detection",
     "DockerUnavailableError",
     "EnvImage",
+    "EnvSettings",
     "EnvSpec",
     "FileChangeCoverage",
     "FileCoverage",
@@ -100,21 +113,24 @@ __all__ = [
     "conda_names",
     "connect",
     "created_epoch",
-    "detect_env_spec",
+    "detect_environment",
     "diff_between",
     "ensure_base_image",
     "ensure_environment",
     "executable_lines",
     "host_index_settings",
     "is_url",
+    "load_yaml",
     "oracle_of",
     "patched_sources",
     "prune",
+    "read_env_settings",
     "read_oracles",
     "reap",
     "remove_own",
     "rule",
     "run_pair",
+    "run_problem",
     "run_tests",
     "runner_family",
     "runner_of",

@@ -28,9 +28,16 @@ class ImageBuildError(ReprobotError):
     """Building a base or environment image failed; ``log_path`` holds the full build log."""
 
     def __init__(
-        self, message: str, log_path: Path | None = None, released_later: str = ""
+        self,
+        message: str,
+        log_path: Path | None = None,
+        released_later: str = "",
+        cause: str = "",
     ) -> None:
         self.log_path = log_path
+        # Why, in one line read from the build's log (the requirement pip could not have, the
+        # error the project's build raised); "" when the log does not say.
+        self.cause = cause
         # The upload time of the newest release a dated build took although it came out after
         # its moment (one pinned exactly, or the first with a wheel for this Python; ISO 8601,
         # "" when none): releases of that time may need later releases of their own requirements.

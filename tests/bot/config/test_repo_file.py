@@ -1,21 +1,19 @@
-"""``.github/reprobot.yml``: settings, the messages for broken files, and the resulting EnvSpec."""
+"""``.github/reprobot.yml``: settings and the messages for broken files (the environment they
+lead to is tested with the detection, ``tests/validation/env/detect``)."""
 
 from __future__ import annotations
 
 import pydantic
 import pytest
 
-from reprobot.bot.config.ci_workflows import WorkflowHints
 from reprobot.bot.config.repo_file import (
     CONFIG_IGNORED,
     ConfigResult,
     LabelNames,
     RepoConfig,
     config_errors_note,
-    env_spec_for,
     parse_repo_config,
 )
-from reprobot.validation.env.envspec import EnvSpec
 
 FULL = """\
 # Reprobot settings
@@ -195,74 +193,6 @@ def test_errors_note_echoes_safely() -> None:
     assert "- ``.github/reprobot.yml: unknown setting '@\u200badmins`x`'``\n" in note
     assert "- … and 3 more" in note
     assert note.endswith(CONFIG_IGNORED)
-
-
-DETECTED = EnvSpec(
-    python="3.13",
-    requirements=("requirements/tests.txt",),
-    install="python -m pip install -e '.[test]'",
-    test_cmd="pytest",
-)
-
-
-def test_settings_win_over_workflows_and_detection() -> None:
-    config = parse_repo_config(
-        "python: '3.9'\ninstall: pip install .\ntest_command: pytest -x\n"
-    ).config
-    hints = WorkflowHints(python="3.11", test_command="python -m pytest -q")
-    spec = env_spec_for(config, DETECTED, hints)
-    assert (spec.python, spec.install, spec.test_cmd) == ("3.9", "pip install .", "pytest -x")
-    assert spec.requirements == ("requirements/tests.txt",)
-
-
-def test_workflow_hints_win_over_detection_except_for_install() -> None:
-    hints = WorkflowHints(python="3.11", test_command="python -m pytest -q")
-    spec = env_spec_for(RepoConfig(), DETECTED, hints)
-    assert (spec.python, spec.test_cmd) == ("3.11", "python -m pytest -q")
-    assert spec.install == DETECTED.install
-
-
-def test_detection_fills_the_rest() -> None:
-    assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints()) == DETECTED
-    # A hint the sandbox cannot honour is no hint.
-    assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints(python="3.12")).python == "3.13"
-
-
-@pytest.mark.parametrize(
-    ("command", "used"),
-    [
-        ("python -m pytest -x --strict-markers", True),
-        ("pytest -p no:cacheprovider", False),  # values are not told apart from paths
-        ("pytest -ra", True),
-        ("pytest tests/", False),  # a path would widen the sandbox's selection
-        ("pytest --cov src", False),  # an option's separate value looks the same
-        ("tox -e py311", False),
-    ],
-)
-def test_workflow_commands_are_used_only_when_they_pass_options(command: str, used: bool) -> None:
-    detected = EnvSpec(python="3.11", install="true", test_cmd="pytest")
-    spec = env_spec_for(RepoConfig(), detected, WorkflowHints(test_command=command))
-    assert spec.test_cmd == (command if used else "pytest")
-
-
-def test_any_reported_runner_and_system_packages_can_be_named() -> None:
-    config = parse_repo_config(
-        "test_command: python manage.py test -v 2\nsystem_packages: [gfortran, libhdf5-dev]\n"
-    ).config
-    detected = DETECTED.model_copy(update={"system_packages": ("g++",)})
-    spec = env_spec_for(config, detected, WorkflowHints())
-    assert spec.test_cmd == "python manage.py test -v 2"
-    # Named packages add to what detection found.
-    assert spec.system_packages == ("g++", "gfortran", "libhdf5-dev")
-
-
-def test_warm_up_commands_reach_the_environment() -> None:
-    config = parse_repo_config(
-        "warm_commands:\n  - python -m pytest --collect-only -q\n  - python -c 'import pkg'\n"
-    ).config
-    spec = env_spec_for(config, DETECTED, WorkflowHints())
-    assert spec.warm == ("python -m pytest --collect-only -q", "python -c 'import pkg'")
-    assert env_spec_for(RepoConfig(), DETECTED, WorkflowHints()).warm == ()
 
 
 @pytest.mark.parametrize(

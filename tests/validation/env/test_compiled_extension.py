@@ -11,8 +11,8 @@ import docker
 import pytest
 
 from reprobot.settings import Settings
+from reprobot.validation.env.detect import detect_environment
 from reprobot.validation.env.env_image import ensure_environment
-from reprobot.validation.env.envdetect import detect_env_spec
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.sandbox.run import run_tests
@@ -125,7 +125,7 @@ def test_a_cpp_extension_gets_its_compiler_from_detection_and_builds(
         },
     )
     snapshot = RepoSnapshot.from_git(repo, "HEAD", "test/fast")
-    detected = detect_env_spec(snapshot)
+    detected = detect_environment(snapshot).spec
     assert detected.system_packages == ("g++",)
     spec = detected.model_copy(update={"env": {**detected.env, "RUN": uuid.uuid4().hex}})
     env = ensure_environment(docker_client, spec, snapshot, settings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -16,6 +17,8 @@ from reprobot.validation.env.base_image import base_tag, ensure_base_image
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.errors import ImageBuildError
+from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import TINY_MODULE, TINY_PYPROJECT, make_repo
 
@@ -63,6 +66,59 @@ def test_base_image_has_the_sandbox_layout(
     assert "(3, 11)" in out
     assert "1000" in out
     assert "tools" in out
+
+
+# What test suites commonly expect of the system (infra/sandbox/base-setup.sh, TEST_TOOLS), as
+# a test run sees it: no network, the sandbox user, a read-only root.
+SYSTEM_TOOLS_TEST = """\
+import locale
+import os
+import subprocess
+import zoneinfo
+
+
+def run(*argv):
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+
+def test_pager():
+    assert run("less", "--version").startswith("less ")
+
+
+def test_git():
+    assert run("git", "--version").startswith("git version ")
+
+
+def test_file():
+    assert run("file", "--version").startswith("file-")
+
+
+def test_locales():
+    names = run("locale", "-a").split()
+    assert "en_US.utf8" in names and "C.utf8" in names
+    assert locale.setlocale(locale.LC_ALL, "en_US.UTF-8") == "en_US.UTF-8"
+
+
+def test_time_zones():
+    paris = zoneinfo.ZoneInfo("Europe/Paris")
+    assert paris.key == "Europe/Paris"
+    # From the system's database, not a package of the environment's.
+    assert any(os.path.exists(folder + "/Europe/Paris") for folder in zoneinfo.TZPATH)
+"""
+
+
+def test_a_test_run_has_the_system_tools_test_suites_expect(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+) -> None:
+    snapshot = tiny_snapshot({"tests/test_system_tools.py": SYSTEM_TOOLS_TEST})
+    run = run_tests(docker_client, tiny_env, snapshot)
+    assert run.error is None, run.log_excerpt[-3000:]
+    assert run.outcomes == {
+        f"tests/test_system_tools.py::test_{name}": Outcome.PASSED
+        for name in ("pager", "git", "file", "locales", "time_zones")
+    }, run.failures
 
 
 def test_unsupported_python_is_a_clear_error(

@@ -389,6 +389,11 @@ def test_non_utf8_bytes_do_not_break_parsing() -> None:
         ("a.b", "test_z", None, (), "a.b::test_z"),
         # A doctest item: its name is a dotted path of its own.
         ("pkg.mod", "pkg.mod.func", "pkg/mod.py", (), "pkg/mod.py::pkg.mod.func"),
+        # Items of files that are not Python: a text file's doctest, a plugin's item.
+        ("docs.usage.rst", "usage.rst", "docs/usage.rst", (), "docs/usage.rst::usage.rst"),
+        ("d.v1.2.n.md", "n.md", "d/v1.2/n.md", (), "d/v1.2/n.md::n.md"),
+        ("t.data.cases.G", "half is 0.5", "t/data.cases", (), "t/data.cases::G::half is 0.5"),
+        ("", "docs.broken.rst", "docs/broken.rst", (), "docs/broken.rst"),
         # Collection errors carry no classname.
         ("", "tests.sub.test_broken", "tests/sub/test_broken.py", (), "tests/sub/test_broken.py"),
         ("", "tests.sub.test_broken", None, (), "tests/sub/test_broken.py"),

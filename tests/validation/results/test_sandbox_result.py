@@ -134,16 +134,61 @@ def test_a_malformed_or_hostile_report_is_an_error(junit: bytes, problem: str) -
     assert run.outcomes == {TEST: Outcome.MISSING}
 
 
-def test_a_report_naming_uncollected_tests_is_an_error() -> None:
-    forged = JUNIT.replace('name="test_a"', 'name="test_forged"')
+def _suite(*cases: str) -> bytes:
+    body = "".join(cases)
+    return f'<testsuites><testsuite name="pytest">{body}</testsuite></testsuites>'.encode()
+
+
+def _case(name: str, inner: str = "") -> str:
+    where = 'classname="tests.test_a" file="tests/test_a.py"'
+    return f'<testcase {where} name="{name}">{inner}</testcase>'
+
+
+FAILURE = '<failure message="boom">trace</failure>'
+
+
+def test_a_test_pytest_never_collected_never_counts_and_is_named() -> None:
+    # The report's only failure names a test pytest never collected: it is dropped, so pytest's
+    # exit 1 ("tests failed") then has no failure to agree with.
     files = {
         "status.json": json.dumps(status()).encode(),
-        "junit.xml": forged.encode(),
+        "junit.xml": _suite(_case("test_forged", FAILURE)),
     }
     run = run_of(came_back(files))
-    assert run.error is not None
-    assert "never collected, e.g. tests/test_a.py::test_forged" in run.error
     assert run.outcomes == {TEST: Outcome.MISSING}
+    assert run.unmatched == ("tests/test_a.py::test_forged",)
+    assert run.error is not None and "pytest exited 1 (tests failed)" in run.error
+    assert run.to_json()["unmatched"] == ["tests/test_a.py::test_forged"]
+
+
+def test_an_invented_pass_beside_real_outcomes_is_dropped_and_the_rest_count() -> None:
+    files = {
+        "status.json": json.dumps(status()).encode(),
+        "junit.xml": _suite(_case("test_a", FAILURE), _case("test_invented")),
+    }
+    selection = [TEST, "tests/test_a.py::test_invented"]
+    run = to_testrun(came_back(files), read_result(archive(files)), FILES, selection)
+    assert run.error is None
+    assert run.outcomes == {
+        TEST: Outcome.FAILED,
+        # Selected and never reported by pytest's own run: missing, never the invented pass.
+        "tests/test_a.py::test_invented": Outcome.MISSING,
+    }
+    assert run.unmatched == ("tests/test_a.py::test_invented",)
+    assert "tests/test_a.py::test_invented" not in run.failures
+
+
+def test_a_stray_failure_cannot_make_up_for_forged_passes() -> None:
+    # Pytest exited 1: a collected test failed. A report that calls every collected test passed
+    # and adds a failure of a test never collected agrees with that exit status only by the
+    # stray failure, which does not count: the run is in error, as a discarded report was.
+    files = {
+        "status.json": json.dumps(status(collected=[TEST, "tests/test_a.py::test_b"])).encode(),
+        "junit.xml": _suite(_case("test_a"), _case("test_b"), _case("test_stray", FAILURE)),
+    }
+    run = run_of(came_back(files))
+    assert run.error is not None and "pytest exited 1 (tests failed)" in run.error
+    assert run.unmatched == ("tests/test_a.py::test_stray",)
 
 
 def test_uncollected_allows_a_modules_collection_error_only() -> None:

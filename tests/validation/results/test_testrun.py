@@ -78,10 +78,12 @@ def test_full_document() -> None:
         limits_hit=frozenset({"timeout", "output"}),
         selection_mode="files",
         error="boom",
+        unmatched=("docs/x.rst::x.rst",),
     )
     assert run.to_json() == {
         "tests": {"t.py::x": "failed"},
         "missing": [],
+        "unmatched": ["docs/x.rst::x.rst"],
         "patches_applied": True,
         "patches": [],
         "install_ok": False,

@@ -201,3 +201,47 @@ def test_changed_manifest_reinstalls_offline(
     run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_version.py"])
     assert run.install_ok
     assert run.outcomes == {"tests/test_version.py::test_version": Outcome.PASSED}
+
+
+# A project whose pytest configuration collects doctests of its text files and modules beside
+# its tests: every item is reported under the id pytest collected it by, none is set aside.
+DOCTEST_PROJECT = {
+    "pytest.ini": (
+        "[pytest]\naddopts = --doctest-glob='*.rst' --doctest-glob='*.md' --doctest-modules\n"
+        "testpaths = tiny docs tests\n"
+    ),
+    "tiny/calc.py": (
+        'def double(x):\n    """\n    >>> double(21)\n    42\n    """\n    return 2 * x\n'
+    ),
+    "docs/usage.rst": "Usage\n=====\n\n>>> from tiny import add\n>>> add(1, 2)\n3\n",
+    "docs/guide.md": "# Guide\n\nA wrong example:\n\n>>> from tiny import add\n>>> add(2, 2)\n5\n",
+    "docs/v1.0/notes.rst": ">>> 'a.b'.split('.')\n['a', 'b']\n",
+    "tests/test_add.py": (
+        "from tiny import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n\n\n"
+        "def test_wrong():\n    assert add(1, 1) == 3\n"
+    ),
+}
+
+
+def test_doctests_of_text_files_and_modules_are_reported_beside_tests(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+) -> None:
+    run = run_tests(docker_client, tiny_env, tiny_snapshot(DOCTEST_PROJECT))
+    assert run.error is None, run.log_excerpt[-3000:]
+    assert run.unmatched == ()
+    assert run.outcomes == {
+        "tiny/calc.py::tiny.calc.double": Outcome.PASSED,
+        "docs/usage.rst::usage.rst": Outcome.PASSED,
+        "docs/guide.md::guide.md": Outcome.FAILED,
+        "docs/v1.0/notes.rst::notes.rst": Outcome.PASSED,
+        "tests/test_add.py::test_add": Outcome.PASSED,
+        "tests/test_add.py::test_wrong": Outcome.FAILED,
+    }
+    assert "Expected:\n    5\nGot:\n    4" in run.failures["docs/guide.md::guide.md"]
+    # A doctest of a text file is selected by its id, as any test is.
+    one = run_tests(
+        docker_client, tiny_env, tiny_snapshot(DOCTEST_PROJECT), selection=["docs/guide.md"]
+    )
+    assert one.outcomes == {"docs/guide.md::guide.md": Outcome.FAILED}

@@ -1,1 +1,2 @@
-"""Per-repository settings: ``.github/reprobot.yml`` and what the CI workflows tell."""
+"""Per-repository settings: ``.github/reprobot.yml`` (its environment settings are read by
+the detection every path shares, ``validation.detect_environment``)."""

@@ -1,10 +1,9 @@
-"""Per-repository settings from ``.github/reprobot.yml``, and the environment they lead to."""
+"""Per-repository settings from ``.github/reprobot.yml``, read whole, with a message per error."""
 
 from __future__ import annotations
 
 import difflib
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -12,20 +11,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator
 
-from reprobot.bot.config.ci_workflows import WorkflowHints, load_yaml
 from reprobot.bot.render.markdown import inline_code, trim
-from reprobot.validation import SUPPORTED_PYTHONS, DebianPackage, EnvSpec, runner_family
+from reprobot.validation import CONFIG_PATH, MAX_CONFIG_BYTES, EnvSettings, load_yaml
 
-CONFIG_PATH = ".github/reprobot.yml"
 CONFIG_IGNORED = (
     f"Because of these errors Reprobot ignores the whole of {CONFIG_PATH}, so the defaults apply."
 )
-MAX_CONFIG_BYTES = 64 * 1024
 _MAX_LISTED_ERRORS = 10
 
 # GitHub refuses label names longer than 50 characters.
 LabelName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
-Command = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
 AuthorAssociation = Literal["OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR"]
 
 
@@ -48,22 +43,13 @@ class EventSwitches(BaseModel):
     commands: bool = True
 
 
-class RepoConfig(BaseModel):
-    """The settings a repository may give; every one is optional."""
+class RepoConfig(EnvSettings):
+    """The settings a repository may give; every one is optional. The environment's settings
+    (Python, setup steps, install and test commands, system packages, warm-up commands) are
+    ``EnvSettings``: the detection every path shares reads them."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    python: Literal["3.9", "3.11", "3.13"] | None = None  # None: detect
-    install: Command | None = None  # shell command; None: detect
-    # None: detect. pytest, or the unittest family: python -m unittest, Django's manage.py
-    # test / python -m django test / django-admin test, and a tests/runtests.py on Django.
-    test_command: Command | None = None
-    # Debian packages the build of the project's extensions needs (g++, gfortran, libxyz-dev);
-    # added to what is detected, installed in the environment image only.
-    system_packages: tuple[DebianPackage, ...] = ()
-    # Commands that fetch what the tests download at start-up (data files, caches), run once
-    # in the environment's build with network; the offline runs start with what they fetched.
-    warm_commands: tuple[Command, ...] = ()
     test_paths: tuple[str, ...] = ()
     labels: LabelNames = LabelNames()
     events: EventSwitches = EventSwitches()
@@ -73,31 +59,12 @@ class RepoConfig(BaseModel):
     # change: one that fails on the base for the issue's reason and passes on the head.
     draft_at_pull_request: bool = True
 
-    @field_validator("python", mode="before")
-    @classmethod
-    def _number_as_text(cls, value: Any) -> Any:
-        # ``python: 3`` is an int; decimals already arrive as the text they were written as.
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return str(value)
-        return value
-
     @field_validator("commands_from", mode="before")
     @classmethod
     def _upper_case(cls, value: Any) -> Any:
         # GitHub spells author associations in capitals; "member" means the same thing.
         if isinstance(value, list | tuple):
             return [v.upper() if isinstance(v, str) else v for v in value]
-        return value
-
-    @field_validator("test_command")
-    @classmethod
-    def _reported_runner(cls, value: str | None) -> str | None:
-        if value is not None and runner_family(value) is None:
-            raise ValueError(
-                f"{value!r} is not a runner Reprobot reads outcomes from: use pytest, "
-                "python -m unittest, python manage.py test, python -m django test or a "
-                "tests/runtests.py on Django"
-            )
         return value
 
     @field_validator("test_paths")
@@ -245,46 +212,3 @@ def config_errors_note(errors: Sequence[str]) -> str:
         lines.append(f"- … and {len(errors) - _MAX_LISTED_ERRORS} more")
     lines += ["", CONFIG_IGNORED]
     return "\n".join(lines)
-
-
-def _options_only(command: str | None) -> bool:
-    """Whether a workflow's pytest command passes only options: the sandbox appends the test
-    ids to run, so a path or a value in the command would widen or change the selection."""
-    if not command:
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    for i, word in enumerate(words):
-        if word in ("pytest", "py.test") or word.endswith(("/pytest", "/py.test")):
-            rest = words[i + 1 :]
-            break
-        if word == "-m" and i + 1 < len(words) and words[i + 1] == "pytest":
-            rest = words[i + 2 :]
-            break
-    else:
-        return False
-    return all(w.startswith("-") for w in rest)
-
-
-def env_spec_for(config: RepoConfig, detected: EnvSpec, hints: WorkflowHints) -> EnvSpec:
-    """``detected`` with the repository's settings applied; a setting wins over a workflow hint,
-    which wins over detection.
-
-    Install commands never come from workflows: they may need network access or secrets the
-    sandbox does not have. A workflow's Python is used only when the sandbox supports it.
-    """
-    hinted_python = hints.python if hints.python in SUPPORTED_PYTHONS else None
-    hinted_cmd = hints.test_command if _options_only(hints.test_command) else None
-    updated = detected.model_copy(
-        update={
-            "python": config.python or hinted_python or detected.python,
-            "install": config.install or detected.install,
-            "test_cmd": config.test_command or hinted_cmd or detected.test_cmd,
-            "system_packages": tuple(sorted({*detected.system_packages, *config.system_packages})),
-            "warm": config.warm_commands or detected.warm,
-        }
-    )
-    # model_copy does not validate; a round trip through the model does.
-    return EnvSpec.model_validate(updated.model_dump())

@@ -18,9 +18,11 @@ from reprobot.bot.render.reproduction import (
     render_not_reproduced,
     render_reproduction,
 )
+from reprobot.bot.render.setup_failure import render_setup_failed
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.records import ReproductionRecord
 from reprobot.generation import Reproduction
+from reprobot.validation import ImageBuildError
 
 if TYPE_CHECKING:
     from reprobot.bot.context import AppContext
@@ -49,8 +51,26 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         ctx, session, [session.default_sha, f"refs/heads/{session.info.default_branch}"]
     )
     snapshot = job_setup.snapshot(mirror, session, session.default_sha)
-    spec = job_setup.env_spec(session, snapshot)
-    env = job_setup.environment(ctx, spec, snapshot)
+    detected = job_setup.detected_environment(session, snapshot)
+    try:
+        env = job_setup.environment(ctx, detected, snapshot)
+    except ImageBuildError as exc:
+        # Trying again builds the same thing: the maintainer is told what failed and how to set
+        # the environment up instead, and the job ends.
+        log.warning("reproduce.setup_failed", error=str(exc))
+        guard.check()
+        body = render_setup_failed(
+            marker=REPRODUCTION_MARKER,
+            repo=job.repo,
+            sha=snapshot.sha,
+            error=str(exc),
+            cause=exc.cause,
+            detected=detected,
+        )
+        known = ctx.records.comment_id(job.repo, job.number, COMMENT_KIND)
+        comment_id = session.api.upsert_comment(job.number, REPRODUCTION_MARKER, body, known)
+        ctx.records.save_comment_id(job.repo, job.number, COMMENT_KIND, comment_id)
+        return
     guard.check()
     result = job_setup.draft(ctx, issue, snapshot, env, MetricsProgress(ctx.metrics))
     log.info(
@@ -75,7 +95,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
             failing_tests=result.failing_tests,
             failure=result.failure_excerpt,
             method=result.chosen.draft.method if result.chosen else "",
-            test_command=spec.test_cmd,
+            test_command=detected.spec.test_cmd,
             config_errors=errors,
             oracle=result.chosen.oracle if result.chosen else None,
         )
@@ -92,7 +112,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         result,
         repo=job.repo,
         issue=job.number,
-        test_command=spec.test_cmd,
+        test_command=detected.spec.test_cmd,
         config_errors=errors,
         environment=environment_view(env),
     )

@@ -10,8 +10,7 @@ from typing import Any
 
 import structlog
 
-from reprobot.bot.config.ci_workflows import workflow_hints
-from reprobot.bot.config.repo_file import ConfigResult, env_spec_for, parse_repo_config
+from reprobot.bot.config.repo_file import ConfigResult, parse_repo_config
 from reprobot.bot.context import AppContext
 from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import InstallationAuth
@@ -21,17 +20,17 @@ from reprobot.bot.store.jobs import Job
 from reprobot.generation import Reproduction, bind_llm_drafter, parse_issue, reproduce
 from reprobot.progress import Progress
 from reprobot.validation import (
+    CONFIG_PATH,
+    Detection,
     EnvImage,
-    EnvSpec,
     Patch,
     RepoSnapshot,
-    detect_env_spec,
+    detect_environment,
     ensure_environment,
 )
 
 log = structlog.get_logger(__name__)
 
-CONFIG_PATH = ".github/reprobot.yml"
 # People whose say counts for a command even when their association is not listed: GitHub's
 # permission levels that can push.
 _WRITERS = frozenset({"admin", "maintain", "write"})
@@ -104,20 +103,23 @@ def snapshot(mirror: Path, session: RepoSession, sha: str) -> RepoSnapshot:
     return RepoSnapshot.from_git(mirror, sha, session.info.full_name)
 
 
-def env_spec(session: RepoSession, trusted: RepoSnapshot) -> EnvSpec:
-    """The environment of the repository: its configuration, else its CI workflows and
-    manifests, read from ``trusted`` (a commit of the repository's own branches)."""
-    workflows = {
-        path: (trusted.read_file(path) or b"").decode("utf-8", "replace")
-        for path in trusted.list_files()
-        if path.startswith(".github/workflows/") and path.endswith((".yml", ".yaml"))
-    }
-    return env_spec_for(session.config.config, detect_env_spec(trusted), workflow_hints(workflows))
+def detected_environment(session: RepoSession, trusted: RepoSnapshot) -> Detection:
+    """The environment of the repository as the command line and the benchmark detect it, with
+    the settings of its configuration file as the App read them, from ``trusted`` (a commit
+    of the repository's own branches)."""
+    return detect_environment(trusted, settings=session.config.config)
 
 
-def environment(ctx: AppContext, spec: EnvSpec, trusted: RepoSnapshot) -> EnvImage:
+def environment(ctx: AppContext, detected: Detection, trusted: RepoSnapshot) -> EnvImage:
     """The environment image, built (with network) only from the trusted commit."""
-    return ensure_environment(ctx.docker, spec, trusted, ctx.settings, MetricsProgress(ctx.metrics))
+    return ensure_environment(
+        ctx.docker,
+        detected.spec,
+        trusted,
+        ctx.settings,
+        MetricsProgress(ctx.metrics),
+        sources=detected.sources,
+    )
 
 
 def draft(

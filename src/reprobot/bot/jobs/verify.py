@@ -183,8 +183,8 @@ def _report(
     head = job_setup.snapshot(mirror, session, pull.head_sha)
     # Dependencies come from the base, a commit of the repository's own branches: a fork's
     # head never decides what is installed with network access.
-    spec = job_setup.env_spec(session, base)
-    env = job_setup.environment(ctx, spec, base)
+    detected = job_setup.detected_environment(session, base)
+    env = job_setup.environment(ctx, detected, base)
     limits = RunLimits.from_settings(ctx.settings)
     progress = MetricsProgress(ctx.metrics)
     try:

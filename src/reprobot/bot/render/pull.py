@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from reprobot.bot.config.repo_file import CONFIG_PATH, config_errors_note
+from reprobot.bot.config.repo_file import config_errors_note
 from reprobot.bot.render.markdown import (
     COMMENT_LIMIT,
     cap,
@@ -17,7 +17,7 @@ from reprobot.bot.render.markdown import (
     verbatim_fence,
 )
 from reprobot.bot.render.verdict import render_verdict
-from reprobot.validation import Transition, Verdict
+from reprobot.validation import CONFIG_PATH, Transition, Verdict
 
 VERIFICATION_MARKER = "<!-- reprobot:verification -->"
 CHECK_NAME = "Reprobot: issue reproduction"

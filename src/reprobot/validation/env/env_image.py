@@ -10,7 +10,8 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from reprobot.validation.env.base_image import (
     file_lock,
     image_exists,
 )
+from reprobot.validation.env.build_log import failure_cause
+from reprobot.validation.env.detect.scm_version import VERSION_VARIABLES, GitVersion, git_version
 from reprobot.validation.env.envspec import (
     EnvSpec,
     compiled_fingerprint,
@@ -67,6 +70,11 @@ class EnvImage:
     as_of_why: str = ""
     # What the build installed (``pip freeze``); empty for images built before it was recorded.
     packages: tuple[str, ...] = ()
+    # For each part of the spec, what decided it (``detect.Detection.sources``); empty for a
+    # spec given whole (a benchmark's table, ``--spec``).
+    sources: Mapping[str, str] = field(default_factory=dict)
+    # The version given to a project whose version comes from git (``detect.scm_version``).
+    version: str = ""
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -82,6 +90,8 @@ class EnvImage:
             as_of=labels.get("reprobot.env.as-of", ""),
             as_of_why=labels.get("reprobot.env.as-of-why", ""),
             packages=tuple(json.loads(labels.get("reprobot.env.packages", "[]"))),
+            sources=json.loads(labels.get("reprobot.env.sources", "{}")),
+            version=labels.get("reprobot.env.version", ""),
         )
 
 
@@ -104,6 +114,7 @@ def ensure_environment(
     settings: Settings,
     progress: Progress = SILENT,
     on: EnvImage | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> EnvImage:
     """Return the environment image for ``spec`` and ``snapshot``'s manifests, building it once;
     ``progress`` hears of the builds, and of nothing when the images exist already.
@@ -114,7 +125,8 @@ def ensure_environment(
     returned unchanged when the manifests are the same. ``snapshot`` must be trusted.
 
     Packages resolve as the index stood at ``snapshot``'s commit (``resolution_date``); the
-    image serves every later tree with the same manifests, as a lock file made that day would."""
+    image serves every later tree with the same manifests, as a lock file made that day would.
+    ``sources`` (what decided each part of ``spec``) is kept in the image's labels."""
     fingerprint = manifests_fingerprint(snapshot, spec)
     as_of = resolution_moment(snapshot.commit_time(), spec.python, settings.env_as_of_commit)
     keyed = _content_key(spec, fingerprint, as_of)
@@ -146,14 +158,15 @@ def ensure_environment(
                 f"environment (its manifests differ from {on.source_sha[:12]}'s)"
             )
             with progress.step(what, kind="environment"):
+                build = _Build(parent, tag, spec, snapshot, fingerprint, dict(sources or {}))
                 try:
-                    _build(client, parent, tag, spec, snapshot, fingerprint, settings, as_of)
+                    _build(client, build, settings, as_of)
                 except ImageBuildError as exc:
                     later = later_moment(as_of, exc)
                     if later is None:
                         raise
                     log.info("env_image.rebuild_as_of_later", tag=tag, as_of=later.label())
-                    _build(client, parent, tag, spec, snapshot, fingerprint, settings, later)
+                    _build(client, build, settings, later)
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
     return EnvImage.from_labels(tag, client.images.get(tag).labels)
@@ -212,20 +225,39 @@ def parse_build_result(output: bytes) -> dict[str, Any] | None:
     return None
 
 
-def _build(
-    client: docker.DockerClient,
-    base: str,
-    tag: str,
-    spec: EnvSpec,
-    snapshot: RepoSnapshot,
-    fingerprint: str,
-    settings: Settings,
-    as_of: AsOf,
-) -> None:
+@dataclass(frozen=True)
+class _Build:
+    """What one build of an environment image starts from."""
+
+    base: str
+    tag: str
+    spec: EnvSpec
+    snapshot: RepoSnapshot
+    fingerprint: str
+    sources: dict[str, str]
+
+
+def build_version(spec: EnvSpec, snapshot: RepoSnapshot) -> GitVersion | None:
+    """The version a build gives a project whose version comes from git, unless the spec sets
+    one itself (a benchmark's table knows each instance's release)."""
+    if any(name in spec.env for name in VERSION_VARIABLES):
+        return None
+    return git_version(snapshot)
+
+
+def _build(client: docker.DockerClient, build: _Build, settings: Settings, as_of: AsOf) -> None:
+    base, tag, spec, snapshot = build.base, build.tag, build.spec, build.snapshot
+    fingerprint = build.fingerprint
+    version = build_version(spec, snapshot)
+    # In the build container's environment, so that the committed image keeps it: a run that
+    # installs the project again (offline) gives the same version.
+    version_env = version.environment() if version else {}
     index = host_index_settings(settings)
     job = {
         "requirements": list(spec.requirements),
         "pip_packages": list(spec.pip_packages),
+        "test_requirements": list(spec.test_requirements),
+        "prepare": list(spec.prepare),
         "constraints": list(spec.constraints),
         "pre_install": list(spec.pre_install),
         "system_packages": list(spec.system_packages),
@@ -234,7 +266,7 @@ def _build(
         "install": spec.install,
         "warm": list(spec.warm),
         "python_compat": list(spec.python_compat),
-        "env": spec.env,
+        "env": {**version_env, **spec.env},
         # Index settings travel in the job file on a tmpfs, not in the container's environment:
         # a committed image keeps its build container's environment, and must not keep these.
         "pip_env": index.environment(_CA_PATH),
@@ -247,7 +279,7 @@ def _build(
     }
     if index.ca_bundle:
         payload["run/reprobot/ca.pem"] = index.ca_bundle
-    environment = {**spec.env, "PATH": VENV_PATH}
+    environment = {**version_env, **spec.env, "PATH": VENV_PATH}
     container_spec = ContainerSpec(
         image=base,
         # -i: the tree's tar and the payload's tar arrive back to back on stdin.
@@ -288,6 +320,8 @@ def _build(
             "reprobot.env.build-seconds": f"{time.monotonic() - started:.1f}",
             "reprobot.env.warm": json.dumps(build_result.get("warm", [])),
             "reprobot.env.packages": json.dumps(build_result.get("freeze", [])),
+            "reprobot.env.sources": json.dumps(build.sources, sort_keys=True),
+            "reprobot.env.version": version.label() if version else "",
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])
@@ -318,8 +352,12 @@ def _build(
         raise ImageBuildError(f"building {tag} timed out", log_path)
     if not image_exists(client, tag):
         reason = build_result.get("error") or f"the build exited with {result.exit_code}"
+        cause = failure_cause(log_path.read_bytes()) if log_path.exists() else ""
+        reason = f"{reason}; {cause}" if cause else reason
         resolution = build_result.get("resolution") or {}
         taken = {**(resolution.get("pinned_later") or {}), **(resolution.get("admitted_at") or {})}
         latest = max((str(t) for t in taken.values()), default="")
-        raise ImageBuildError(f"building {tag} failed: {reason}", log_path, released_later=latest)
+        raise ImageBuildError(
+            f"building {tag} failed: {reason}", log_path, released_later=latest, cause=cause
+        )
     log.info("env_image.built", tag=tag, seconds=round(result.duration_s, 1), log=str(log_path))

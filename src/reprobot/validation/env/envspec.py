@@ -40,10 +40,22 @@ class EnvSpec(BaseModel):
     python: PythonVersion = "3.11"
     requirements: tuple[str, ...] = ()
     pip_packages: tuple[str, ...] = ()
+    test_requirements: tuple[str, ...] = Field(
+        default=(),
+        description="requirements the project declares for its tests (a dependency group, a "
+        "Poetry, PDM or Hatch group, a tox or nox session, its CI job's installs), installed "
+        "after the project; one that cannot be installed is left out and named",
+    )
     pre_install: tuple[str, ...] = Field(
         default=(), description="shell commands run as root before anything is installed"
     )
     install: str = "python -m pip install -e ."
+    prepare: tuple[str, ...] = Field(
+        default=(),
+        description="the project's own scripts its test session runs before the tests (a data "
+        "download, code generation), run in the build after the install, with network; what "
+        "they write into the tree is kept with the install's files; one that fails is named",
+    )
     test_cmd: str = "pytest"
     env: dict[str, str] = Field(default_factory=dict)
     system_packages: tuple[DebianPackage, ...] = Field(
@@ -87,6 +99,8 @@ class EnvSpec(BaseModel):
 
 
 _LATER_FIELDS = (
+    "test_requirements",
+    "prepare",
     "system_packages",
     "constraints",
     "binary_requirements",

@@ -9,9 +9,10 @@ container from it), nor one a container still uses, nor a layer's parent before 
 from __future__ import annotations
 
 import calendar
+import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import docker
@@ -35,6 +36,8 @@ class CachedImage:
     resolver: str = ""
     # How long building it took (seconds; None for an image built before this was recorded).
     build_s: float | None = None
+    # What decided each part of its spec (python, install, test_command, ...), when detected.
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def _stamp_path(settings: Settings, tag: str) -> Path:
@@ -90,6 +93,7 @@ def cached_images(
                     as_of=labels.get("reprobot.env.as-of", ""),
                     resolver=labels.get("reprobot.env.resolver", ""),
                     build_s=_seconds(labels.get("reprobot.env.build-seconds")),
+                    sources=_sources(labels.get("reprobot.env.sources")),
                 )
             )
     return sorted(found, key=lambda c: (c.last_used, c.tag))
@@ -173,3 +177,11 @@ def prune(
         remaining_bytes=remaining,
         refused=tuple(refused),
     )
+
+
+def _sources(text: str | None) -> dict[str, str]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}

@@ -8,7 +8,7 @@ Pure functions of the file list and a reader of file texts:
   ``tests/runtests.py``; else pytest, which also runs unittest-only suites.
 - ``detect_system_packages``: the compilers a build of its extensions needs beyond the C
   compiler every base image has (C++ for C++ sources and the meson-python and scikit-build
-  backends, Fortran for Fortran sources).
+  backends, Fortran for Fortran sources, cargo for Rust through maturin or setuptools-rust).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ _PYTEST_CONFIG_FILES = ("pytest.ini", "conftest.py", "tests/conftest.py", "test/
 _CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hxx")
 _FORTRAN_SUFFIXES = (".f", ".f90", ".f95", ".f03", ".for")
 _CPP_BACKENDS = ("mesonpy", "scikit_build_core", "skbuild")
+_RUST_BACKENDS = ("maturin", "setuptools-rust", "setuptools_rust")
 _NOX_RUN = re.compile(r"""session\.run\(\s*((?:["'][^"']*["']\s*,?\s*)+)""")
 _DJANGO = re.compile(r"^\s*(?:from|import)\s+django\b", re.M)
 
@@ -41,7 +42,7 @@ def pytest_configured(files: Collection[str], read: Reader) -> bool:
     return "[pytest]" in (read("tox.ini") or "")
 
 
-def _usable(command: str) -> str | None:
+def usable_command(command: str) -> str | None:
     """A session's command as a sandbox may run it: tox's ``{posargs}`` dropped, nothing else
     that only tox could expand, a runner that reports, and for pytest options only (the
     sandbox appends the tests to run)."""
@@ -72,7 +73,7 @@ def tox_command(text: str) -> str | None:
     if not parser.has_option("testenv", "commands"):
         return None
     for line in parser.get("testenv", "commands").splitlines():
-        found = _usable(line.strip())
+        found = usable_command(line.strip())
         if found:
             return found
     return None
@@ -82,7 +83,7 @@ def nox_command(text: str) -> str | None:
     """The first usable ``session.run(...)`` of a noxfile whose arguments are all literals."""
     for match in _NOX_RUN.finditer(text):
         words = re.findall(r"""["']([^"']*)["']""", match.group(1))
-        found = _usable(shlex.join(words))
+        found = usable_command(shlex.join(words))
         if found:
             return found
     return None
@@ -122,4 +123,8 @@ def detect_system_packages(files: Collection[str], read: Reader) -> tuple[str, .
     backend = re.search(r"""build-backend\s*=\s*["']([\w.]+)""", pyproject or "")
     if backend and backend.group(1).split(".")[0] in _CPP_BACKENDS:
         needed.add("g++")
+    # A Rust extension builds with Debian's cargo; the crates it needs come from the build's
+    # network like any other dependency.
+    if "Cargo.toml" in files or any(b in (pyproject or "") for b in _RUST_BACKENDS):
+        needed.add("cargo")
     return tuple(sorted(needed))

@@ -31,6 +31,7 @@ _RANK = {
 }
 _DETAIL_LIMIT = 4000
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_PY_SUFFIX = re.compile(r"\.py$")
 
 
 class JUnitError(ReprobotError):
@@ -40,6 +41,40 @@ class JUnitError(ReprobotError):
 def _depth(repo_files: Collection[str]) -> int:
     """Parts of the repository's deepest file path (at least one)."""
     return max((path.count("/") + 1 for path in repo_files), default=1)
+
+
+def _dotted_path(path: str) -> str:
+    """A file path as pytest's JUnit writer puts it in a class name: folders joined by dots,
+    ``.py`` dropped (any other suffix, ``.rst`` or ``.yaml``, stays)."""
+    dotted = path.replace("/", ".").replace("\\", ".")
+    return dotted[:-3] if dotted.endswith(".py") else dotted
+
+
+def junit_address(test_id: str) -> tuple[str, str]:
+    """The ``classname`` and ``name`` pytest's JUnit writer gives the test ``test_id`` (its
+    ``mangle_test_address``): the file dotted, every part but the last joined with dots, the
+    parameters kept with the name. The address loses which dots were ``/`` or ``::``, so an id
+    is found from its address, never rebuilt from it, whenever the collected ids are known."""
+    path, bracket, params = test_id.partition("[")
+    names = path.split("::")
+    names[0] = _PY_SUFFIX.sub("", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
+
+
+def collected_addresses(collected: Collection[str]) -> dict[tuple[str, str], str]:
+    """Each collected id by its JUnit address, for every kind of item pytest collects (a
+    doctest of a text file, ``docs/usage.rst::usage.rst``; of a module, ``pkg/mod.py::pkg.mod.f``;
+    a plugin's item of a ``.yaml`` file). An address two collected ids share names neither."""
+    found: dict[tuple[str, str], str] = {}
+    shared: set[tuple[str, str]] = set()
+    for test_id in collected:
+        address = junit_address(test_id)
+        if found.setdefault(address, test_id) != test_id:
+            shared.add(address)
+    for address in shared:
+        del found[address]
+    return found
 
 
 def _module_file(
@@ -61,17 +96,18 @@ def node_id(
     repo_files: Collection[str],
     depth: int | None = None,
 ) -> str:
-    """Rebuild pytest's node id from a JUnit test case."""
+    """Rebuild pytest's node id from a JUnit test case, for a test whose id the collected ids
+    do not give (a collection error, or a report of an older runner)."""
     depth = _depth(repo_files) if depth is None else depth
     if not classname:
-        # A collection error: pytest reports the module's node id with "/" turned into ".";
-        # the file attribute, when there, says which dots were slashes.
-        if file and file.endswith(".py"):
+        # A collection error: pytest reports the collector's node id (a module, a text file, a
+        # folder) with "/" turned into "."; the file attribute, when there, is that node id.
+        if file:
             return file
         found = _module_file(name, repo_files, depth)
         return found[0] if found else name.replace(".", "/") + ".py"
-    if file and file.endswith(".py"):
-        module = file[:-3].replace("/", ".").replace("\\", ".")
+    if file:
+        module = _dotted_path(file)
         if classname == module:
             return f"{file}::{name}"
         if classname.startswith(module + "."):
@@ -180,16 +216,18 @@ def _result(case: Element) -> tuple[Outcome, str]:
 
 
 def parse_junit(
-    data: bytes, repo_files: Collection[str]
+    data: bytes, repo_files: Collection[str], collected: Collection[str] = ()
 ) -> tuple[dict[str, Outcome], dict[str, str]]:
-    """Outcomes and failure details per node id. A test reported twice (a failing call and an
+    """Outcomes and failure details per node id: the collected id whose JUnit address a test
+    case has, else the id rebuilt from the case. A test reported twice (a failing call and an
     erroring teardown) keeps its worst outcome. An expected failure is ``XFAILED``; an
     unexpected pass looks like any pass in JUnit, and the plugin names those (``XPASSED``)."""
     depth = _depth(repo_files)
+    known = collected_addresses(collected)
     outcomes: dict[str, Outcome] = {}
     details: dict[str, str] = {}
     for classname, name, file, outcome, detail in _parse(data):
-        test_id = node_id(classname, name, file, repo_files, depth)
+        test_id = known.get((classname, name)) or node_id(classname, name, file, repo_files, depth)
         previous = outcomes.get(test_id)
         if previous is None or _RANK[outcome] > _RANK[previous]:
             outcomes[test_id] = outcome

@@ -128,15 +128,28 @@ def read_result(stdout: bytes, limits: Mapping[str, int] = LIMITS) -> SandboxRes
 
 
 def uncollected(outcomes: Mapping[str, Outcome], collected: Collection[str]) -> list[str]:
-    """Reported tests pytest never collected: a report that names them was not written by
-    pytest's own collection. A module's collection error (an id without ``::``) is reported
-    without being collected, and is allowed."""
+    """Reported tests pytest never collected: pytest's own run did not report them. A module's
+    collection error (an id without ``::``) is reported without being collected, and is
+    allowed."""
     known = set(collected)
     return sorted(
         test_id
         for test_id, outcome in outcomes.items()
         if test_id not in known and not ("::" not in test_id and outcome is Outcome.ERROR)
     )
+
+
+def collected_only(
+    outcomes: Mapping[str, Outcome], collected: Collection[str]
+) -> tuple[dict[str, Outcome], list[str]]:
+    """The outcomes of tests pytest collected (and of modules that failed to collect), and the
+    ids of the others, which never count whatever they say: a test pytest never collected
+    never ran in its run, so its outcome was written by something else (or under an id no
+    collected item has). Dropping them takes nothing from the defence a whole discarded report
+    gave: the same report without them would count the same outcomes."""
+    stray = uncollected(outcomes, collected)
+    dropped = set(stray)
+    return {t: o for t, o in outcomes.items() if t not in dropped}, stray
 
 
 def announced_sandbox(stderr: bytes) -> str:

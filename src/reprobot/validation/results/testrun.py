@@ -66,6 +66,10 @@ class TestRun:
     error: str | None = None
     # The container that ran it (its short id), for logs and for telling sandboxes apart.
     sandbox_id: str = ""
+    # Tests the report names that pytest never collected: left out of ``outcomes``, since
+    # nothing of pytest's own run reported them, and named so that a reader sees what was not
+    # counted.
+    unmatched: tuple[str, ...] = ()
 
     def outcome(self, test_id: str) -> Outcome:
         return self.outcomes.get(test_id, Outcome.MISSING)
@@ -81,6 +85,7 @@ class TestRun:
         return {
             "tests": tests,
             "missing": sorted(k for k, v in self.outcomes.items() if v is Outcome.MISSING),
+            "unmatched": list(self.unmatched),
             "patches_applied": self.patches_applied,
             "patches": [
                 {"name": p.name, "applied": p.applied, "method": p.method, "output": p.output}

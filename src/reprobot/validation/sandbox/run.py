@@ -27,8 +27,8 @@ from reprobot.validation.results.sandbox_result import (
     RunnerStatus,
     SandboxResult,
     announced_sandbox,
+    collected_only,
     read_result,
-    uncollected,
 )
 from reprobot.validation.results.testrun import FileCoverage, Outcome, PatchResult, TestRun
 from reprobot.validation.sandbox.container import (
@@ -246,6 +246,31 @@ def _last_error_line(log: bytes) -> str:
     return ""
 
 
+def _reported(
+    junit: bytes, status: RunnerStatus, repo_files: Collection[str], hit: frozenset[str]
+) -> tuple[dict[str, Outcome], dict[str, str], list[str], str | None]:
+    """What a report that came back says: outcomes and failure details of the tests pytest
+    collected, the ids of those it never collected, and why the run is in error, if it is."""
+    tool = "pytest" if status.tool == "pytest" else "the unittest runner"
+    try:
+        outcomes, failures = parse_junit(junit, repo_files, status.collected or ())
+    except JUnitError as exc:
+        return {}, {}, [], f"{tool}'s report is unreadable: {exc}"
+    if status.collected is None:
+        return {}, {}, [], f"{tool} never said what it collected"
+    # Only what pytest collected counts, and the exit status is checked against that alone: a
+    # stray failure in the report cannot make up for forged passes.
+    outcomes, unmatched = collected_only(outcomes, status.collected)
+    failures = {t: d for t, d in failures.items() if t in outcomes}
+    for test_id in status.xpassed:
+        if outcomes.get(test_id) is Outcome.PASSED:
+            outcomes[test_id] = Outcome.XPASSED
+    error = _pytest_problem(status, hit)
+    if error is None and status.tool == "pytest":
+        error = exit_disagrees(status.pytest_exit, outcomes)
+    return outcomes, failures, unmatched, error
+
+
 def to_testrun(
     result: ContainerResult,
     sandbox: SandboxResult,
@@ -274,6 +299,7 @@ def to_testrun(
         )
     outcomes: dict[str, Outcome] = {}
     failures: dict[str, str] = {}
+    unmatched: list[str] = []
     error: str | None = status.error
     if status.ran:
         junit = files.get("junit.xml")
@@ -289,28 +315,7 @@ def to_testrun(
                 + _last_error_line(files.get("pytest.log", b""))
             )
         else:
-            try:
-                outcomes, failures = parse_junit(junit, repo_files)
-            except JUnitError as exc:
-                error = f"{tool}'s report is unreadable: {exc}"
-            else:
-                stray = uncollected(outcomes, status.collected or ())
-                if status.collected is None:
-                    error = f"{tool} never said what it collected"
-                    outcomes, failures = {}, {}
-                elif stray:
-                    error = (
-                        f"{tool}'s report names {len(stray)} test(s) it never collected, "
-                        f"e.g. {stray[0]}: it was not written by {tool}'s own run"
-                    )
-                    outcomes, failures = {}, {}
-                else:
-                    for test_id in status.xpassed:
-                        if outcomes.get(test_id) is Outcome.PASSED:
-                            outcomes[test_id] = Outcome.XPASSED
-                    error = _pytest_problem(status, hit)
-                    if error is None and status.tool == "pytest":
-                        error = exit_disagrees(status.pytest_exit, outcomes)
+            outcomes, failures, unmatched, error = _reported(junit, status, repo_files, hit)
     # A selected test that pytest never reported is missing, or an error when its module
     # failed to collect.
     for test_id in selection:
@@ -355,4 +360,5 @@ def to_testrun(
         selection_mode=status.selection_mode,
         error=error,
         sandbox_id=status.sandbox,
+        unmatched=tuple(unmatched),
     )

@@ -169,7 +169,7 @@ def install_binary(path: str, names: dict[str, str], env: dict[str, str], skippe
 
 def requirement_lines(job: dict[str, Any]) -> list[str]:
     """Every requirement the build names: the pins, and the lines of its requirement files."""
-    lines = list(job.get("pip_packages", []))
+    lines = list(job.get("pip_packages", [])) + list(job.get("test_requirements", []))
     for path in list(job.get("requirements", [])) + list(job.get("binary_requirements", [])):
         if not os.path.exists(os.path.join(REPO, path)):
             continue
@@ -206,15 +206,20 @@ def install_pins(pins: list[str], env: dict[str, str], relaxed: list[str]) -> li
     return failed
 
 
-def apt_install(packages: list[str], env: dict[str, str]) -> bool:
+def apt_install(packages: list[str], env: dict[str, str]) -> list[str] | None:
+    """Install ``packages``; None when apt cannot be used at all, else the packages it could
+    not install. When the set fails, each is tried alone: a name the CI's Ubuntu has and Debian
+    lacks costs only itself, and is named."""
     apt_env = dict(env, DEBIAN_FRONTEND="noninteractive")
     if sh("apt-get update", apt_env) != 0:
-        return False
-    argv = "apt-get install -y --no-install-recommends " + " ".join(packages)
-    ok = sh(argv, apt_env) == 0
+        return None
+    command = "apt-get install -y --no-install-recommends "
+    missing: list[str] = []
+    if sh(command + " ".join(packages), apt_env) != 0:
+        missing = [p for p in packages if sh(command + p, apt_env) != 0]
     shutil.rmtree("/var/lib/apt/lists", ignore_errors=True)
     os.makedirs("/var/lib/apt/lists/partial", exist_ok=True)
-    return ok
+    return missing
 
 
 VERSIONEER_FILE = (
@@ -327,9 +332,12 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
         with open(CONSTRAINTS, "w") as fh:
             fh.write("\n".join(job["constraints"]) + "\n")
         env["PIP_CONSTRAINT"] = CONSTRAINTS
-    if job.get("system_packages") and not apt_install(list(job["system_packages"]), env):
-        result["error"] = "installing the system packages failed: %s" % " ".join(job["system_packages"])
-        return result
+    if job.get("system_packages"):
+        missing = apt_install(list(job["system_packages"]), env)
+        if missing is None:
+            result["error"] = "apt could not read its package lists: %s" % " ".join(job["system_packages"])
+            return result
+        skipped += ["system package: %s (not in this Debian release)" % p for p in missing]
     pretend = env.get("SETUPTOOLS_SCM_PRETEND_VERSION")
     if pretend and pin_versioneer(pretend):
         print("+ versioneer: version %s written for this build" % pretend, flush=True)
@@ -356,6 +364,19 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     if sh(job["install"], env) != 0:
         result["error"] = "the install command failed: %s" % job["install"]
         return result
+    tests_need = list(job.get("test_requirements", []))
+    if tests_need and pip(tests_need, env) != 0:
+        # One at a time, so that one that does not install (no release for this Python, a
+        # build that fails) costs only itself; each left out is named.
+        for requirement in tests_need:
+            if pip([requirement], env) != 0:
+                skipped.append("test requirement: %s" % requirement)
+    for cmd in job.get("prepare", []):
+        # Files the tests need that the project's own scripts make (data, generated code):
+        # made now, with network, they are kept with the install's files below.
+        code = sh(cmd, env)
+        if code != 0:
+            skipped.append("prepare: %s (exit %d)" % (cmd, code))
     requires = build_requires()
     if requires and pip(requires, env) != 0:
         skipped.append("build requirements: %s" % " ".join(requires))

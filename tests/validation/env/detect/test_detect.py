@@ -1,4 +1,4 @@
-"""choose_python and detect_env_spec on real git repositories."""
+"""choose_python, and detect_environment on real git repositories."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.validation.env.envdetect import choose_python, detect_env_spec
+from reprobot.bot.config.repo_file import parse_repo_config
+from reprobot.validation.env.detect import Detection, detect_environment
+from reprobot.validation.env.detect.python_choice import choose_python, listed_in_classifiers
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import make_repo
@@ -28,7 +30,8 @@ def _classifiers(*versions: str) -> list[str]:
         ("", _classifiers("3.9"), "3.9"),
         # Only versions we lack: the newest supported one not newer than the newest listed.
         ("", _classifiers("3.10", "3.12"), "3.11"),
-        ("", _classifiers("3.10"), "3.9"),
+        # Equally near 3.9 and 3.11: the newer, as it parses the syntax 3.10 added.
+        ("", _classifiers("3.10"), "3.11"),
         ("", _classifiers("3.14"), "3.13"),
         # Older than anything we have: the oldest we have.
         ("", _classifiers("3.6", "3.7"), "3.9"),
@@ -53,21 +56,38 @@ def _classifiers(*versions: str) -> list[str]:
     ],
 )
 def test_choose_python(requires: str, classifiers: list[str], expected: str) -> None:
-    assert choose_python(requires, classifiers) == expected
+    assert choose_python(listed_in_classifiers(classifiers), requires) == expected
 
 
 @pytest.mark.parametrize(("requires", "expected"), [(">=3.12", "3.13"), ("~=3.12", "3.13")])
 def test_choose_python_respects_a_lower_bound(requires: str, expected: str) -> None:
     # 3.11 is not admitted by these projects; 3.13 is the only supported version that is.
-    assert choose_python(requires, []) == expected
+    assert choose_python((), requires) == expected
 
 
-# --- detect_env_spec ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("listed", "requires", "chosen"),
+    [
+        ({"3.8", "3.9", "3.10"}, "", "3.9"),
+        ({"3.9", "3.10", "3.11", "3.12", "3.13"}, "", "3.11"),
+        ({"3.10", "3.12"}, "", "3.11"),
+        ({"3.7"}, "", "3.9"),
+        ({"3.12"}, "", "3.13"),
+        ({"3.14"}, "", "3.13"),
+        # A CI matrix that lists 3.10 of a project that requires it: 3.9 is out.
+        ({"3.10"}, ">=3.10", "3.11"),
+    ],
+)
+def test_choose_python_from_a_ci_matrix(listed: set[str], requires: str, chosen: str) -> None:
+    assert choose_python(listed, requires) == chosen
+
+
+# --- detect_environment ------------------------------------------------------------------------
 
 
 def _detect(tmp_path: Path, files: dict[str, str]) -> EnvSpec:
     repo = make_repo(tmp_path / "repo", files)
-    return detect_env_spec(RepoSnapshot.from_git(repo, "HEAD", "o/r"))
+    return detect_environment(RepoSnapshot.from_git(repo, "HEAD", "o/r")).spec
 
 
 PYPROJECT_TEST_EXTRA = """\
@@ -241,5 +261,139 @@ def test_detection_reads_the_snapshot_commit_not_the_work_tree(tmp_path: Path) -
     repo = make_repo(tmp_path / "repo", {"pyproject.toml": PYPROJECT_TEST_EXTRA})
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\n')
     (repo / "requirements.txt").write_text("uncommitted\n")
-    spec = detect_env_spec(RepoSnapshot.from_git(repo, "HEAD"))
+    spec = detect_environment(RepoSnapshot.from_git(repo, "HEAD")).spec
     assert spec == EnvSpec(python="3.9", install="python -m pip install -e '.[test]'")
+
+
+# --- the order of trust: settings file, CI workflow, packaging metadata ----------------------
+
+GROUPS_PYPROJECT = """\
+[build-system]
+requires = ["hatchling", "hatch-vcs"]
+build-backend = "hatchling.build"
+
+[project]
+name = "grouped"
+dynamic = ["version"]
+requires-python = ">=3.10"
+
+[project.optional-dependencies]
+speedups = ["ujson"]
+
+[dependency-groups]
+tests = ["pytest>=8", "hypothesis", {include-group = "typing"}]
+typing = ["typing-extensions"]
+
+[tool.hatch.version]
+source = "vcs"
+
+[tool.pytest.ini_options]
+addopts = "-ra"
+"""
+
+CI = """\
+on: [push]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pip install ruff && ruff check .
+  test:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python-version: ["3.12", "3.13"]
+    steps:
+      - uses: actions/setup-python@v5
+        with:
+          python-version: ${{ matrix.python-version }}
+      - run: python -m pip install -e .[speedups] --group tests
+      - run: python -m pytest -q --strict-markers
+"""
+
+
+def _detection(tmp_path: Path, files: dict[str, str]) -> Detection:
+    repo = make_repo(tmp_path / "repo", files)
+    return detect_environment(RepoSnapshot.from_git(repo, "HEAD", "o/r"))
+
+
+def test_dependency_groups_are_installed_and_the_version_comes_from_git(tmp_path: Path) -> None:
+    found = _detection(tmp_path, {"pyproject.toml": GROUPS_PYPROJECT})
+    assert found.spec.python == "3.11"  # requires-python >=3.10 admits it
+    assert found.spec.install == "python -m pip install -e ."
+    assert found.spec.test_requirements == ("pytest>=8", "hypothesis", "typing-extensions")
+    assert found.sources["test_requirements"] == "pyproject.toml [dependency-groups] tests"
+    assert found.sources["version"].startswith("hatch-vcs: 0.0.0+g")
+    assert found.sources["python"] == "requires-python >=3.10"
+
+
+def test_the_ci_test_job_decides_over_the_metadata(tmp_path: Path) -> None:
+    found = _detection(
+        tmp_path, {"pyproject.toml": GROUPS_PYPROJECT, ".github/workflows/ci.yml": CI}
+    )
+    assert found.spec.python == "3.13"
+    assert found.spec.install == "python -m pip install -e '.[speedups]'"
+    assert found.spec.test_requirements == ("pytest>=8", "hypothesis", "typing-extensions")
+    assert found.spec.test_cmd == "python -m pytest -q --strict-markers"
+    job = ".github/workflows/ci.yml: job test"
+    assert found.sources["python"].startswith(f"{job} (Python 3.12, 3.13)")
+    assert found.sources["test_command"] == job
+    assert found.sources["install"].startswith(job)
+
+
+def test_the_settings_file_decides_over_everything(tmp_path: Path) -> None:
+    settings = (
+        "python: '3.11'\n"
+        "setup_steps:\n  - pip install -r ci/reqs.txt\n  - pip install -e .\n"
+        "test_command: pytest -p no:randomly\n"
+        "system_packages: [libxml2-dev]\n"
+    )
+    files = {
+        "pyproject.toml": GROUPS_PYPROJECT,
+        ".github/workflows/ci.yml": CI,
+        ".github/reprobot.yml": settings,
+    }
+    found = _detection(tmp_path, files)
+    assert found.spec.python == "3.11"
+    assert found.spec.pre_install == ("pip install -r ci/reqs.txt",)
+    assert found.spec.install == "pip install -e ."
+    assert found.spec.test_requirements == ()
+    assert found.spec.test_cmd == "pytest -p no:randomly"
+    assert found.spec.system_packages == ("libxml2-dev",)
+    assert found.sources["install"] == ".github/reprobot.yml setup_steps"
+
+
+def test_the_app_and_the_command_line_detect_the_same(tmp_path: Path) -> None:
+    files = {
+        "pyproject.toml": GROUPS_PYPROJECT,
+        ".github/workflows/ci.yml": CI,
+        ".github/reprobot.yml": "install: pip install -e .[speedups]\nlabels:\n  reproduced: ok\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
+    config = parse_repo_config(snapshot.read_file(".github/reprobot.yml")).config
+    assert detect_environment(snapshot, settings=config) == detect_environment(snapshot)
+    assert detect_environment(snapshot).spec.install == "pip install -e .[speedups]"
+
+
+def test_a_settings_file_with_errors_is_ignored_by_both(tmp_path: Path) -> None:
+    files = {"pyproject.toml": GROUPS_PYPROJECT, ".github/reprobot.yml": "python: '2.7'\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
+    result = parse_repo_config(snapshot.read_file(".github/reprobot.yml"))
+    assert result.errors
+    assert detect_environment(snapshot, settings=result.config) == detect_environment(snapshot)
+
+
+def test_tox_deps_when_nothing_else_names_the_test_requirements(tmp_path: Path) -> None:
+    tox = "[testenv]\ndeps =\n    pytest\n    freezegun\ncommands = pytest {posargs}\n"
+    found = _detection(tmp_path, {"setup.py": SETUP_PY, "tox.ini": tox})
+    assert found.spec.install == "python -m pip install -e '.[tests]'"
+    assert found.spec.test_requirements == ("pytest", "freezegun")
+    assert found.spec.test_cmd == "pytest"
+
+
+def test_a_rust_extension_needs_cargo(tmp_path: Path) -> None:
+    pyproject = '[build-system]\nrequires = ["maturin>=1"]\nbuild-backend = "maturin"\n'
+    found = _detection(tmp_path, {"pyproject.toml": pyproject, "Cargo.toml": "[package]\n"})
+    assert found.spec.system_packages == ("cargo",)

@@ -1,10 +1,27 @@
-"""Python version and pytest command from realistic GitHub Actions workflow files."""
+"""Python versions, installs and the test command from realistic GitHub Actions workflows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
-from reprobot.bot.config.ci_workflows import WorkflowHints, choose_python, load_yaml, workflow_hints
+from reprobot.validation.env.detect.commands import Project
+from reprobot.validation.env.detect.metadata import ProjectMeta
+from reprobot.validation.env.detect.plan import InstallPlan
+from reprobot.validation.env.detect.settings_file import load_yaml
+from reprobot.validation.env.detect.workflows import WorkflowHints
+from reprobot.validation.env.detect.workflows import workflow_hints as read_hints
+
+
+def workflow_hints(
+    files: Mapping[str, str], tree: Mapping[str, str] | None = None
+) -> WorkflowHints:
+    """The hints of ``files`` for a project whose other files are ``tree``."""
+    tree = dict(tree or {})
+    project = Project(ProjectMeta.read(tree.get), set(tree), tree.get)
+    return read_hints(files, project)
+
 
 # Shaped like Flask's tests.yaml: tox runs the tests, the matrix lists versions as strings
 # inside ``include`` entries, PyPy among them.
@@ -104,23 +121,55 @@ jobs:
 """
 
 
-def test_tox_based_workflow_gives_the_lowest_supported_python_and_no_command() -> None:
-    hints = workflow_hints({".github/workflows/tests.yaml": FLASK_LIKE})
-    assert hints == WorkflowHints(
-        python="3.11", test_command=None, sources=(".github/workflows/tests.yaml",)
+TOX_INI = """\
+[tox]
+envlist = py3{10,11,12,13}, py-min
+[testenv]
+extras = testing
+deps =
+    -r requirements/tests.txt
+    min: werkzeug==3.0.0
+commands = pytest -v --tb=short --basetemp={envtmpdir} {posargs}
+"""
+
+
+def test_tox_based_workflow_reads_the_tox_environment() -> None:
+    hints = workflow_hints(
+        {".github/workflows/tests.yaml": FLASK_LIKE},
+        {"tox.ini": TOX_INI, "requirements/tests.txt": "pytest\n"},
     )
+    assert hints.pythons == {"3.10", "3.11", "3.12", "3.13"}
+    assert hints.runs_tests
+    # The matrix's tox environment is an expression: the base environment stands in for it,
+    # and its command holds tox's own substitution, which no sandbox can expand.
+    assert hints.plan == InstallPlan(
+        extras=("testing",), requirement_files=("requirements/tests.txt",)
+    )
+    assert hints.test_command is None
+    assert hints.job == ".github/workflows/tests.yaml: job tests"
 
 
 def test_matrix_floats_keep_their_written_form_and_pytest_line_is_found() -> None:
     hints = workflow_hints({".github/workflows/python-package.yml": MATRIX_WITH_COV})
-    assert hints.python == "3.9"
-    assert hints.test_command == "pytest --cov=mypkg --cov-report=xml tests/"
-    assert hints.sources == (".github/workflows/python-package.yml",)
+    assert hints.pythons == {"3.8", "3.9", "3.10"}
+    # A path in the command would narrow what the sandbox selects: options only.
+    assert hints.test_command is None
+    assert hints.plan.packages == ("flake8", "pytest", "pytest-cov")
+    assert hints.plan.requirement_files == ("requirements.txt",)
 
 
-def test_nox_workflow_between_supported_versions() -> None:
-    hints = workflow_hints({".github/workflows/ci.yml": NOX_BASED})
-    assert (hints.python, hints.test_command) == ("3.11", None)
+def test_nox_workflow_reads_the_nox_session() -> None:
+    noxfile = (
+        "import nox\n\n"
+        "@nox.session(python=['3.10', '3.12'])\n"
+        "def tests(session):\n"
+        "    session.install('-e', '.[tests]', 'pytest-randomly')\n"
+        "    session.run('pytest', '-q', *session.posargs)\n"
+    )
+    hints = workflow_hints({".github/workflows/ci.yml": NOX_BASED}, {"noxfile.py": noxfile})
+    assert hints.pythons == {"3.10", "3.12"}
+    assert hints.plan == InstallPlan(extras=("tests",), packages=("pytest-randomly",))
+    assert hints.test_command == "pytest -q"
 
 
 def test_decimals_stay_text() -> None:
@@ -128,22 +177,6 @@ def test_decimals_stay_text() -> None:
         "v": ["3.8", "3.10", "3.11", 3],
         "x": "1.5e3",
     }
-
-
-@pytest.mark.parametrize(
-    ("listed", "chosen"),
-    [
-        ({"3.8", "3.9", "3.10"}, "3.9"),
-        ({"3.10", "3.12"}, "3.11"),
-        ({"3.8", "3.11", "3.12"}, "3.11"),
-        ({"3.7"}, "3.9"),
-        ({"3.12"}, "3.13"),
-        ({"3.14"}, "3.13"),
-        (set(), None),
-    ],
-)
-def test_choose_python(listed: set[str], chosen: str | None) -> None:
-    assert choose_python(listed) == chosen
 
 
 def _job(steps: str, matrix: str = "") -> str:
@@ -157,7 +190,7 @@ def test_pypy_and_wildcards_are_ignored() -> None:
         "        with:\n          python-version: ${{ matrix.python-version }}\n",
         "        python-version: ['pypy-3.9', '3.x', '3.12-dev', '3.11.4']\n",
     )
-    assert workflow_hints({"w.yml": text}).python == "3.11"
+    assert workflow_hints({"w.yml": text}).pythons == {"3.12", "3.11"}
 
 
 def test_literal_and_multi_line_setup_python_versions() -> None:
@@ -168,20 +201,23 @@ def test_literal_and_multi_line_setup_python_versions() -> None:
         "      - uses: actions/setup-python@v5\n"
         "        with:\n          python-version: |\n            3.12\n            3.10\n"
     )
-    assert workflow_hints({"a.yml": literal}).python == "3.13"
-    assert workflow_hints({"b.yml": several}).python == "3.11"
+    assert workflow_hints({"a.yml": literal}).pythons == {"3.13"}
+    assert workflow_hints({"b.yml": several}).pythons == {"3.12", "3.10"}
 
 
 @pytest.mark.parametrize(
     ("run", "command"),
     [
-        ("python -m pytest -ra tests", "python -m pytest -ra tests"),
+        ("python -m pytest -ra", "python -m pytest -ra"),
+        # A path or an option's value would change what the sandbox selects.
+        ("python -m pytest -ra tests", None),
         ("python3.11 -m pytest", "python3.11 -m pytest"),
         ("py.test -q", "py.test -q"),
         ("poetry run pytest -q", "pytest -q"),
         ("uv run pytest", "pytest"),
-        ("PYTHONPATH=src pytest tests", "PYTHONPATH=src pytest tests"),
-        ("pytest -k 'not slow and not network'", "pytest -k 'not slow and not network'"),
+        ("coverage run -m pytest -q", "python -m pytest -q"),
+        ("PYTHONPATH=src pytest tests", None),
+        ("pytest -k 'not slow and not network'", None),
         ("pytest \\\n  --strict-markers \\\n  -x", "pytest --strict-markers -x"),
         ("pytest -n ${{ matrix.workers }}", None),
         ("pytest -x && coverage report", None),
@@ -221,10 +257,35 @@ def test_files_that_do_not_parse_are_skipped_and_sources_name_the_useful_ones() 
         ".github/workflows/tests.yml": MATRIX_WITH_COV,
     }
     hints = workflow_hints(files)
-    assert hints.python == "3.9"
-    assert hints.test_command == "pytest --cov=mypkg --cov-report=xml tests/"
-    assert hints.sources == (".github/workflows/tests.yml",)
+    assert hints.pythons == {"3.8", "3.9", "3.10"}
+    assert hints.runs_tests
+    assert hints.job == ".github/workflows/tests.yml: job build"
 
 
 def test_no_workflows() -> None:
     assert workflow_hints({}) == WorkflowHints()
+
+
+def test_a_job_that_runs_a_few_named_tests_is_not_the_test_job() -> None:
+    files = {
+        ".github/workflows/check.yml": _job(
+            "      - run: python -m unittest tests.test_meta.TestVersion\n"
+        ),
+        ".github/workflows/tox.yml": _job(
+            "      - run: |\n          sudo apt-get install -y libtidy-dev\n"
+            "          python -m pip install tox\n      - run: python -m tox\n"
+        ),
+    }
+    tox = (
+        "[testenv]\ndeps = pytidylib\n"
+        "commands = coverage run --source=pkg -m unittest discover {toxinidir}/tests\n"
+    )
+    hints = workflow_hints(files, {"tox.ini": tox})
+    assert hints.job == ".github/workflows/tox.yml: job test"
+    assert not hints.narrow
+    assert hints.system_packages == ("libtidy-dev",)
+    assert hints.plan.packages == ("pytidylib",)
+    assert hints.test_command == "python -m unittest discover tests"
+    # Alone, the narrow job is still the one that runs tests.
+    only = workflow_hints({"w.yml": files[".github/workflows/check.yml"]})
+    assert only.narrow and only.runs_tests
