@@ -16,9 +16,11 @@ REPROBOT_PACKAGES="git patch gcc libc6-dev ca-certificates"
 #   locales  the locales of LOCALES below, which tests switch to
 #   tzdata   the time zone database zoneinfo, dateutil and pandas read (/usr/share/zoneinfo)
 #   file     libmagic's command, which tests of file-type detection call
+#   make     the Makefile targets a project's test session runs before its tests (generated
+#            code, data), which the environment's build runs too
 # A name ending in "?" is installed where the Debian release has it: trixie moved the old zone
 # names (US/Eastern, which many test suites use) into tzdata-legacy.
-TEST_TOOLS="less git locales tzdata tzdata-legacy? file"
+TEST_TOOLS="less git locales tzdata tzdata-legacy? file make"
 LOCALES="C.UTF-8 en_US.UTF-8"
 apt-get update
 wanted=""

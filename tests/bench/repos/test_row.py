@@ -60,7 +60,7 @@ def test_a_clean_suite_works_and_the_row_says_what_decided_it() -> None:
     row = _row(outcomes, duration_s=3.25)
     assert row.works
     assert row.why_not == ()
-    assert (row.collected, row.passed, row.failed, row.error, row.skipped, row.xfailed) == (
+    assert (row.collected, row.passed, row.failed, row.errored, row.skipped, row.xfailed) == (
         12,
         10,
         0,
@@ -87,7 +87,7 @@ def test_two_percent_of_failures_is_the_bound() -> None:
     past = {**at_bound, "tests/test_b.py::test_z": Outcome.MISSING}
     row = _row(past)
     assert not row.works
-    assert (row.failed, row.error) == (1, 2)  # a test never reported counts as an error
+    assert (row.failed, row.errored) == (1, 2)  # a test never reported counts as an error
     assert row.why_not == ("3 of 101 tests failed or errored (> 2%)",)
 
 
@@ -182,3 +182,10 @@ def test_judge_gives_every_reason() -> None:
         "a module does not collect: missing yaml",
         "5 of 10 tests failed or errored (> 2%)",
     )
+
+
+def test_a_row_with_errored_tests_is_no_unit_that_failed() -> None:
+    # The benchmark's executor reads a result's "error" as a unit that did not finish.
+    row = _row({"t.py::a": Outcome.ERROR, "t.py::b": Outcome.PASSED})
+    assert row.errored == 1
+    assert "error" not in row.model_dump()

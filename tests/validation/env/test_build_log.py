@@ -39,6 +39,17 @@ C_LOG = b"""\
         (SCM_LOG, "LookupError: setuptools-scm was unable to detect version for /work/repo."),
         (C_LOG, "speed/_speed.c:1:10: fatal error: libxml/parser.h: No such file or directory"),
         (b"+ true\nall fine\n", ""),
+        (
+            b"    error: failed to get `pyo3` as a dependency of package `x v0.1.0`\n"
+            b"  error: subprocess-exited-with-error\n"
+            b"ERROR: Failed building editable for x\n",
+            "pip could not build x",
+        ),
+        (
+            b"error: failed to get `pyo3` as a dependency of package `x v0.1.0`\n"
+            b"error: subprocess-exited-with-error\n",
+            "error: failed to get `pyo3` as a dependency of package `x v0.1.0`",
+        ),
     ],
 )
 def test_failure_cause(log: bytes, cause: str) -> None:

@@ -93,6 +93,10 @@ def test_file():
     assert run("file", "--version").startswith("file-")
 
 
+def test_make():
+    assert run("make", "--version").startswith("GNU Make ")
+
+
 def test_locales():
     names = run("locale", "-a").split()
     assert "en_US.utf8" in names and "C.utf8" in names
@@ -117,7 +121,7 @@ def test_a_test_run_has_the_system_tools_test_suites_expect(
     assert run.error is None, run.log_excerpt[-3000:]
     assert run.outcomes == {
         f"tests/test_system_tools.py::test_{name}": Outcome.PASSED
-        for name in ("pager", "git", "file", "locales", "time_zones")
+        for name in ("pager", "git", "file", "make", "locales", "time_zones")
     }, run.failures
 
 

@@ -46,7 +46,9 @@ def test_tox_names_the_runner() -> None:
         ("pytest tests/unit {posargs}", None),  # a path would narrow the selection
         ("coverage run -m pytest", None),
         ("{envpython} -m pytest", None),
-        ("flake8 src\n    python -m pytest -x", "python -m pytest -x"),
+        ("flake8 src\n    python -m pytest -ra", "python -m pytest -ra"),
+        # The project's coverage, workers and early stop give way to the sandbox's own.
+        ("pytest -x --cov=pkg --cov-report xml -n auto -ra", "pytest -ra"),
         ("make test", None),
     ],
 )

@@ -94,7 +94,7 @@ def _collection_cell(row: Row) -> str:
 
 def table_row(row: Row) -> list[str]:
     ran = row.build_ok and not row.failure
-    counts = [row.collected, row.passed, row.failed, row.error, row.skipped + row.xfailed]
+    counts = [row.collected, row.passed, row.failed, row.errored, row.skipped + row.xfailed]
     return [
         _cell(row.repo),
         f"`{row.commit[:12]}`",

@@ -74,7 +74,9 @@ class Row(BaseModel):
     collected: int = 0
     passed: int = 0
     failed: int = 0
-    error: int = 0
+    # Tests that errored (named apart from ``error``, which the benchmark's executor reads as a
+    # unit that did not finish).
+    errored: int = 0
     skipped: int = 0
     xfailed: int = 0
     xpassed: int = 0
@@ -123,11 +125,11 @@ def missing_module(text: str) -> str | None:
 
 
 def _counts(outcomes: Mapping[str, Outcome]) -> dict[str, int]:
-    counts = dict.fromkeys(("passed", "failed", "error", "skipped", "xfailed", "xpassed"), 0)
+    counts = dict.fromkeys(("passed", "failed", "errored", "skipped", "xfailed", "xpassed"), 0)
     for test_id, outcome in outcomes.items():
         if "::" not in test_id:
             continue  # a module's collection error: counted apart
-        key = "error" if outcome is Outcome.MISSING else outcome.value
+        key = outcome.value if outcome not in (Outcome.ERROR, Outcome.MISSING) else "errored"
         counts[key] += 1
     return counts
 
@@ -203,7 +205,7 @@ def make_row(
     if run is not None:
         counts = _counts(run.outcomes)
         collected = sum(counts.values())
-        failing = counts["failed"] + counts["error"]
+        failing = counts["failed"] + counts["errored"]
         broken = sorted(t for t, o in run.outcomes.items() if "::" not in t and o is Outcome.ERROR)
         for module in broken:
             name = missing_module(run.failures.get(module, ""))

@@ -58,9 +58,55 @@ def usable_command(command: str) -> str | None:
         return None
     if family == "pytest":
         cut = words.index("pytest") + 1 if "pytest" in words else len(words)
+        words = words[:cut] + _sandbox_options(words[cut:])
         if not all(w.startswith("-") for w in words[cut:]):
             return None
     return shlex.join(words)
+
+
+# pytest options of a project's own command that a sandbox run must not take: coverage of its
+# own (Reprobot measures coverage itself, and two tracers do not nest), parallel workers (the
+# sandbox's limits are its own), stopping at the first failure or choosing tests by an earlier
+# run's cache (the sandbox selects the tests to run). Each with whether a value follows.
+_NOT_IN_SANDBOX = {
+    "--cov": False,
+    "--cov-report": True,
+    "--cov-config": True,
+    "--cov-append": False,
+    "--cov-branch": False,
+    "--cov-fail-under": True,
+    "--cov-context": True,
+    "--no-cov": False,
+    "--no-cov-on-fail": False,
+    "-n": True,
+    "--numprocesses": True,
+    "--dist": True,
+    "--maxprocesses": True,
+    "-x": False,
+    "--exitfirst": False,
+    "--lf": False,
+    "--last-failed": False,
+    "--ff": False,
+    "--failed-first": False,
+    "--sw": False,
+    "--stepwise": False,
+}
+
+
+def _sandbox_options(words: list[str]) -> list[str]:
+    """pytest's options without those a sandbox run must not take (``--cov=pkg`` included)."""
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        name = word.split("=", 1)[0]
+        if name in _NOT_IN_SANDBOX:
+            skip = _NOT_IN_SANDBOX[name] and "=" not in word
+            continue
+        kept.append(word)
+    return kept
 
 
 def tox_command(text: str) -> str | None:

@@ -120,6 +120,14 @@ def _host_config(client: docker.DockerClient, spec: ContainerSpec) -> Any:
         "security_opt": ["no-new-privileges"],
         "init": True,
     }
+    if spec.network == "none":
+        # The sandbox's only interface is its loopback, and Docker leaves IPv6 off on it while
+        # /etc/hosts names ::1 "localhost": a test suite's local server on "localhost" or ::1
+        # (as on any CI runner) needs it. Nothing leaves the container either way.
+        kwargs["sysctls"] = {
+            "net.ipv6.conf.all.disable_ipv6": "0",
+            "net.ipv6.conf.lo.disable_ipv6": "0",
+        }
     if spec.drop_capabilities:
         kwargs["cap_drop"] = ["ALL"]
         if spec.capabilities:

@@ -65,9 +65,9 @@ def test_install_lines(line: str, plan: InstallPlan) -> None:
     ("line", "command"),
     [
         ("pytest -q", "pytest -q"),
-        ("uv run --group test pytest -x", "pytest -x"),
+        ("uv run --group test pytest -ra", "pytest -ra"),
         ("hatch test", "pytest"),
-        ("hatch run cov", "pytest --cov"),
+        ("hatch run cov", "pytest"),  # the project's coverage gives way to the sandbox's
         ("python -m unittest discover", "python -m unittest discover"),
         ("pytest tests/unit", None),  # a path would change what the sandbox selects
         ("FOO=1 pytest", "pytest"),
@@ -149,3 +149,27 @@ def test_the_project_s_own_scripts_before_the_tests_prepare_for_them() -> None:
 def test_which_lines_prepare(line: str, prepare: tuple[str, ...]) -> None:
     files = {"scripts/gen.py": "", "setup.py": ""}
     assert read_line(line, _project(files), "ci").prepare == prepare
+
+
+def test_a_make_target_that_neither_installs_nor_tests_prepares() -> None:
+    makefile = (
+        "cython:\n\tcython pkg/_speed.pyx\n\ntest: cython\n\tpip install -e .\n\tpytest -v test\n"
+    )
+    project = _project({"Makefile": makefile})
+    assert read_line("make cython", project, "ci").prepare == ("make cython",)
+    # A prerequisite of the target that runs the tests prepares for them, and runs first.
+    reading = read_line("make test", project, "ci")
+    assert reading.runs_tests and reading.prepare == ("make cython",)
+    loop = read_line("make a", _project({"Makefile": "a: b\n\techo a\nb: a\n\techo b\n"}), "ci")
+    assert loop.prepare == ("make b", "make a")
+
+
+def test_a_test_file_run_as_a_script_is_run_by_unittest_discovery() -> None:
+    test_py = "import unittest\n\nclass T(unittest.TestCase):\n    pass\n\nunittest.main()\n"
+    project = _project({"tests/test.py": test_py, "tests/smoke.py": "print(1)\n"})
+    reading = read_line("python tests/test.py -v", project, "ci")
+    assert reading.runs_tests and not reading.prepare
+    assert reading.test_command == "python -m unittest discover -s tests -p test.py"
+    # A script that is no unittest module is still the test line, with no command to run.
+    other = read_line("python tests/smoke.py", project, "ci")
+    assert other.runs_tests and other.test_command is None

@@ -174,3 +174,36 @@ def test_files_the_project_s_own_scripts_make_before_its_tests(
         run.log_excerpt
     )
     assert env.spec.prepare == ("python scripts/make_data.py",)
+
+
+def test_code_the_project_generates_before_it_installs(
+    docker_client: docker.DockerClient, settings: Settings, tmp_path: Path
+) -> None:
+    # As msgpack's CI runs ``make cython`` before ``pip install .``: the build needs the file.
+    workflow = (
+        "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: pip install six pytest\n"
+        "      - run: |\n          make generate\n          pip install .\n"
+        "      - run: pytest -v\n"
+    )
+    setup_py = (
+        "from pathlib import Path\nfrom setuptools import setup\n\n"
+        "if not Path('pkg/_generated.py').exists():\n"
+        "    raise SystemExit('pkg/_generated.py is missing: run make generate')\n"
+        "setup(name='pkg', version='1.0', packages=['pkg'])\n"
+    )
+    files = {
+        "setup.py": setup_py,
+        "Makefile": "generate:\n\tpython scripts/generate.py\n",
+        "scripts/generate.py": "open('pkg/_generated.py', 'w').write('VALUE = 42\\n')\n",
+        ".github/workflows/test.yml": workflow,
+        "tests/test_generated.py": (
+            "from pkg._generated import VALUE\n\n\ndef test_value():\n    assert VALUE == 42\n"
+        ),
+    }
+    env, run = _build_and_run(docker_client, settings, tmp_path, files)
+    assert run.outcomes == {**PASSED, "tests/test_generated.py::test_value": Outcome.PASSED}, (
+        run.log_excerpt
+    )
+    # The target's own line is a script of the tree: it is what runs.
+    assert env.spec.prepare == ("python scripts/generate.py",)

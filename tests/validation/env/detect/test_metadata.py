@@ -125,3 +125,19 @@ def test_every_kind_s_test_entry_is_merged() -> None:
     plan = _meta(text).declared_for_tests()
     assert plan.extras == ("tests", "extra")
     assert "pytest>=8" in plan.packages
+
+
+def test_uv_s_default_groups_join_the_test_group() -> None:
+    text = (
+        '[project]\nname = "demo"\nversion = "1"\n'
+        '[dependency-groups]\ntest = ["pytest"]\ndev = [{include-group = "test"}, "trustme"]\n'
+        'lint = ["ruff"]\n'
+    )
+    assert _meta(text).declared_for_tests().packages == ("pytest", "trustme")
+    chosen = text + '[tool.uv]\ndefault-groups = ["lint"]\n'
+    assert _meta(chosen).declared_for_tests().packages == ("pytest", "ruff")
+
+
+def test_every_poetry_group_not_marked_optional() -> None:
+    text = POETRY + '[tool.poetry.group.test.dependencies]\nfreezegun = "*"\n'
+    assert _meta(text).declared_for_tests().packages[-1] == "freezegun"

@@ -6,7 +6,7 @@ from reprobot.validation.env.detect.metadata import ProjectMeta, Reader
 from reprobot.validation.env.detect.plan import InstallPlan
 from reprobot.validation.env.detect.sessions import (
     dependency_lines,
-    make_steps,
+    make_rule,
     nox_session,
     tox_session,
 )
@@ -120,17 +120,10 @@ def test_dependency_lines_skip_what_only_tox_could_expand() -> None:
     assert plan == InstallPlan(extras=("a", "b"), packages=("attrs",))
 
 
-def test_make_steps_run_prerequisites_first() -> None:
+def test_make_rule() -> None:
     text = (
-        "VAR := 1\ntest: data build  # the data first\n\t@pip install -e .[test]\n\t-pytest -q\n\n"
-        "data:\n\tpython scripts/fetch.py\nbuild: data\n\tpython setup.py build_ext -i\n"
-        "lint:\n\truff .\n"
+        "VAR := 1\ntest: data build  # the data first\n\t@pip install -e .[test]\n\t-pytest \\\n"
+        "\t\t-q\n\ndata:\n\tpython scripts/fetch.py\n"
     )
-    assert make_steps(text, "test") == [
-        "python scripts/fetch.py",
-        "python setup.py build_ext -i",
-        "pip install -e .[test]",
-        "pytest -q",
-    ]
-    assert make_steps(text, "missing") == []
-    assert make_steps("a: a\n\techo loop\n", "a") == ["echo loop"]
+    assert make_rule(text, "test") == (["data", "build"], ["pip install -e .[test]", "pytest -q"])
+    assert make_rule(text, "missing") == ([], [])

@@ -218,7 +218,7 @@ def test_literal_and_multi_line_setup_python_versions() -> None:
         ("coverage run -m pytest -q", "python -m pytest -q"),
         ("PYTHONPATH=src pytest tests", None),
         ("pytest -k 'not slow and not network'", None),
-        ("pytest \\\n  --strict-markers \\\n  -x", "pytest --strict-markers -x"),
+        ("pytest \\\n  --strict-markers \\\n  -ra", "pytest --strict-markers -ra"),
         ("pytest -n ${{ matrix.workers }}", None),
         ("pytest -x && coverage report", None),
         ("pytest | tee log.txt", None),
@@ -289,3 +289,22 @@ def test_a_job_that_runs_a_few_named_tests_is_not_the_test_job() -> None:
     # Alone, the narrow job is still the one that runs tests.
     only = workflow_hints({"w.yml": files[".github/workflows/check.yml"]})
     assert only.narrow and only.runs_tests
+
+
+def test_the_usual_test_workflow_comes_first_and_downstream_jobs_are_skipped() -> None:
+    downstream = (
+        "on: push\njobs:\n  fastapi:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n        with:\n          repository: fastapi/fastapi\n"
+        "      - run: pip install -e .[all]\n      - run: pytest -q\n"
+    )
+    files = {
+        ".github/workflows/docker-integration.yml": _job("      - run: pytest -q docker/\n"),
+        ".github/workflows/test-downstream.yml": downstream,
+        ".github/workflows/test.yml": _job(
+            "      - run: pip install --group test\n      - run: pytest -ra\n"
+        ),
+    }
+    hints = workflow_hints(files, {"pyproject.toml": '[dependency-groups]\ntest = ["trustme"]\n'})
+    assert hints.job == ".github/workflows/test.yml: job test"
+    assert hints.plan.packages == ("trustme",)
+    assert hints.test_command == "pytest -ra"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from reprobot.validation.env.detect.commands import Project, metadata_session
+from reprobot.validation.env.detect.commands import LineReading, Project, metadata_session
 from reprobot.validation.env.detect.metadata import ProjectMeta
 from reprobot.validation.env.detect.plan import InstallPlan
 from reprobot.validation.env.detect.python_choice import choose_python, listed_in_classifiers
@@ -75,12 +75,13 @@ def _python(settings: EnvSettings, hints: WorkflowHints, meta: ProjectMeta) -> t
     return choose_python((), requires), bound.removeprefix(", ") or "the default"
 
 
-def _plan(hints: WorkflowHints, project: Project) -> tuple[InstallPlan, tuple[str, ...]]:
+def _plan(
+    hints: WorkflowHints, sessions: LineReading, project: Project
+) -> tuple[InstallPlan, tuple[str, ...]]:
     """The CI test job's installs and preparing scripts when it has readable installs, else the
     packaging metadata's and the task runners' base sessions'."""
     if hints.plan:
         return hints.plan, hints.prepare
-    sessions = metadata_session(project)
     plan = project.meta.declared_for_tests().merged(sessions.plan)
     if not plan.requirement_files:
         found = next((r for r in _REQUIREMENT_CANDIDATES if r in project.files), None)
@@ -121,7 +122,8 @@ def detect_environment(snapshot: RepoSnapshot, settings: EnvSettings | None = No
     sources: dict[str, str] = {}
     python, sources["python"] = _python(settings, hints, meta)
 
-    plan, prepare = _plan(hints, project)
+    sessions = metadata_session(project)
+    plan, prepare = _plan(hints, sessions, project)
     installable = bool(file_set.intersection(_INSTALLABLE))
     pre_install: tuple[str, ...] = ()
     if settings.setup_steps:
@@ -134,7 +136,7 @@ def detect_environment(snapshot: RepoSnapshot, settings: EnvSettings | None = No
     else:
         install = _install_command(plan.extras, installable)
         said = [hints.job] if hints.plan and hints.job else []
-        sources["install"] = "; ".join(said + list(plan.sources)) or (
+        sources["install"] = "; ".join(dict.fromkeys(said + list(plan.sources))) or (
             "the project's manifests" if installable else "nothing to install"
         )
     if plan.packages:
@@ -146,6 +148,11 @@ def detect_environment(snapshot: RepoSnapshot, settings: EnvSettings | None = No
         test_cmd, sources["test_command"] = settings.test_command, CONFIG_PATH
     elif hints.test_command:
         test_cmd, sources["test_command"] = hints.test_command, hints.job or "CI workflows"
+    elif sessions.test_command:
+        # The project's own test session (a unittest discovery of ``*tests.py``, say) decides
+        # over "pytest, since pytest is configured", which may collect other files.
+        test_cmd = sessions.test_command
+        sources["test_command"] = "the project's tox, nox or Hatch test session"
     else:
         test_cmd = detect_test_command(file_set, read)
         sources["test_command"] = "the project's test configuration"

@@ -15,10 +15,10 @@ import shlex
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from reprobot.validation.env.detect.metadata import ProjectMeta, Reader
+from reprobot.validation.env.detect.metadata import ProjectMeta, Reader, pick
 from reprobot.validation.env.detect.plan import InstallPlan
 from reprobot.validation.env.detect.sessions import (
-    make_steps,
+    make_rule,
     nox_session,
     pip_words,
     tox_session,
@@ -144,6 +144,9 @@ def read_words(
     script = _own_script(words, project)
     if script is not None:
         return LineReading(prepare=(script,))
+    test_script = _test_script(words, project)
+    if test_script is not None:
+        return test_script
     if program in ("apt-get", "apt") and args[:1] == ["install"]:
         return LineReading(system_packages=tuple(a for a in args[1:] if _DEBIAN_NAME.match(a)))
     if runner_of(shlex.join(words)) is not None:
@@ -165,18 +168,46 @@ _SETUP_PY_NOT_PREPARING = frozenset(
 )
 
 
-def _own_script(words: list[str], project: Project) -> str | None:
-    """``python path/to/script.py ...`` for a script of the project's tree (``setup.py`` with
-    a command that makes files, ``build_ext --inplace`` say), as a command line; else None."""
+def _script_of(words: list[str], project: Project) -> str | None:
+    """The tree's Python file ``python path/to/script.py ...`` runs, if it runs one."""
     program = words[0].rsplit("/", 1)[-1]
     if not _PYTHON.match(program) or len(words) < 2:
         return None
     script = words[1].removeprefix("./")
-    if script not in project.files or not script.endswith(".py"):
+    return script if script in project.files and script.endswith(".py") else None
+
+
+def _is_test_file(path: str) -> bool:
+    parts = path.split("/")
+    return parts[-1].startswith("test") or any(
+        p in ("test", "tests", "testing") for p in parts[:-1]
+    )
+
+
+def _own_script(words: list[str], project: Project) -> str | None:
+    """``python path/to/script.py ...`` for a script of the project's tree that is no test
+    (``setup.py`` with a command that makes files, ``build_ext --inplace`` say), as a command
+    line; else None."""
+    script = _script_of(words, project)
+    if script is None or _is_test_file(script):
         return None
     if script == "setup.py" and (len(words) < 3 or words[2] in _SETUP_PY_NOT_PREPARING):
         return None
     return shlex.join(["python", script, *words[2:]])
+
+
+def _test_script(words: list[str], project: Project) -> LineReading | None:
+    """``python tests/test.py``: a test file run as a script. One that runs unittest is run by
+    unittest's discovery of that file, which the sandbox reports on; another says nothing a
+    sandbox can read, but is still the test line."""
+    script = _script_of(words, project)
+    if script is None or not _is_test_file(script):
+        return None
+    folder, _, name = script.rpartition("/")
+    if re.search(r"^\s*(import unittest|from unittest import)", project.read(script) or "", re.M):
+        command = ["python", "-m", "unittest", "discover", "-s", folder or ".", "-p", name]
+        return LineReading(runs_tests=True, test_command=shlex.join(command))
+    return LineReading(runs_tests=True)
 
 
 def _option_values(args: list[str], *names: str) -> list[str]:
@@ -202,8 +233,10 @@ def _pip_install(args: list[str], project: Project, where: str) -> InstallPlan:
 
 
 def _default_dev_group(meta: ProjectMeta) -> InstallPlan:
-    groups = meta.dependency_groups()
-    return meta.dependency_group("dev") if "dev" in groups else InstallPlan()
+    plan = InstallPlan()
+    for group in meta.uv_default_groups():
+        plan = plan.merged(meta.dependency_group(group))
+    return plan
 
 
 def _uv_sync(args: list[str], meta: ProjectMeta, where: str) -> InstallPlan:
@@ -340,29 +373,61 @@ def _hatch(args: list[str], project: Project, where: str, depth: int) -> LineRea
 
 
 def _make(args: list[str], project: Project, depth: int) -> LineReading:
+    """What ``make TARGET...`` does, target by target as make runs them: each prerequisite
+    first, once; a target whose own recipe neither installs, prepares nor runs tests (code
+    generation, ``cython pkg/_speed.pyx``) is the project's own preparation, run whole."""
     targets = [a for a in args if not a.startswith("-") and "=" not in a]
     text = project.read("Makefile") or project.read("makefile") or ""
+    done: set[str] = set()
+
+    def target_reading(target: str) -> LineReading:
+        if target in done or len(done) > 50:
+            return NOTHING
+        done.add(target)
+        prerequisites, recipe = make_rule(text, target)
+        reading = NOTHING
+        for prerequisite in prerequisites:
+            reading = reading.merged(target_reading(prerequisite))
+        own = NOTHING
+        for line in recipe:
+            own = own.merged(read_line(line, project, f"Makefile {target}", depth + 1))
+        if recipe and not own.runs_tests and not own.plan and not own.prepare:
+            own = LineReading(prepare=(f"make {target}",))
+        return reading.merged(own)
+
     reading = NOTHING
     for target in targets or ["test"]:
-        for line in make_steps(text, target):
-            reading = reading.merged(read_line(line, project, f"Makefile {target}", depth + 1))
+        reading = reading.merged(target_reading(target))
     return reading
 
 
 def metadata_session(project: Project) -> LineReading:
-    """What a project that names no install declares for its tests in its task runners' base
-    sessions (tox, nox), next to its packaging metadata (``ProjectMeta.declared_for_tests``)."""
+    """What a project declares for its tests in its task runners' base sessions (tox, nox, the
+    test script of Hatch's test environment), next to its packaging metadata
+    (``ProjectMeta.declared_for_tests``): what they install, prepare and run."""
     reading = NOTHING
+    envs = project.meta.hatch_envs()
+    hatch = "hatch-test" if "hatch-test" in envs else pick(envs)
+    scripts = envs.get(hatch, {}).get("scripts") if hatch else None
+    script = pick(scripts) if isinstance(scripts, dict) else None
+    if hatch == "hatch-test":
+        reading = reading.merged(read_line("hatch test", project, "pyproject.toml"))
+    elif script is not None and isinstance(scripts, dict):
+        reading = reading.merged(
+            read_line(f"hatch run {hatch}:{script}", project, "pyproject.toml")
+        )
     if {"tox.ini", "tox.toml"} & set(project.files) or "tox" in project.meta.pyproject.get(
         "tool", {}
     ):
         session = tox_session(project.read, project.meta, None)
         if session is not None:
-            found = _session_reading(session.name, session.plan, session.commands, project, 0)
-            reading = reading.merged(LineReading(found.plan, prepare=found.prepare))
+            reading = reading.merged(
+                _session_reading(session.name, session.plan, session.commands, project, 0)
+            )
     if "noxfile.py" in project.files:
         session = nox_session(project.read, project.meta, None)
         if session is not None:
-            found = _session_reading(session.name, session.plan, session.commands, project, 0)
-            reading = reading.merged(LineReading(found.plan, prepare=found.prepare))
+            reading = reading.merged(
+                _session_reading(session.name, session.plan, session.commands, project, 0)
+            )
     return reading

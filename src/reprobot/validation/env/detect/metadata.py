@@ -2,9 +2,10 @@
 
 Read with the ecosystem's own readers: ``tomllib``, ``configparser``, ``dependency_groups``
 (PEP 735, ``include-group`` included), poetry-core (Poetry's version constraints as PEP 508),
-``packaging``. Each kind of declaration gives its test-named entry: PEP 621 optional
-dependencies and setup.cfg/setup.py extras, PEP 735 dependency groups, Poetry groups, PDM
-development groups, Hatch environments.
+``packaging``. Each kind of declaration gives what its tool installs for tests and development:
+the extra named for tests (else for development) of PEP 621 and setup.cfg/setup.py; the PEP 735
+group named for tests and uv's default groups; Poetry's groups not marked optional; PDM's
+development groups; Hatch's test environment.
 """
 
 from __future__ import annotations
@@ -144,6 +145,22 @@ class ProjectMeta:
             f"pyproject.toml [dependency-groups] {name}"
         )
 
+    def uv_default_groups(self) -> list[str]:
+        """The groups ``uv sync`` and ``uv run`` install unasked: ``[tool.uv] default-groups``,
+        else ``dev``; those the project defines."""
+        named = _table(self.pyproject, "tool", "uv").get("default-groups", ["dev"])
+        groups = self.dependency_groups()
+        if named == "all":
+            return list(groups)
+        return [g for g in _strings(named) if g in groups]
+
+    def groups_for_tests(self) -> list[str]:
+        """The dependency group named for tests and those uv installs by default: a project
+        that keeps part of what its tests import in ``dev`` (a certificate helper, a plugin)
+        tests with both, as ``uv run pytest`` does."""
+        named = pick([g for g in self.dependency_groups() if g.lower() not in DEV_NAMES])
+        return list(dict.fromkeys([*([named] if named else []), *self.uv_default_groups()]))
+
     def poetry_groups(self) -> dict[str, dict[str, Any]]:
         groups = {n: _table(g, "dependencies") for n, g in _table(self.poetry, "group").items()}
         legacy = _table(self.poetry, "dev-dependencies")
@@ -223,15 +240,12 @@ class ProjectMeta:
         extra = pick(self.extras())
         if extra:
             plans.append(InstallPlan(extras=(extra,), sources=(f"the project's extra '{extra}'",)))
-        group = pick(self.dependency_groups())
-        if group:
+        for group in self.groups_for_tests():
             plans.append(self.dependency_group(group))
-        poetry = pick(self.poetry_groups())
-        if poetry:
-            plans.append(self.poetry_group(poetry))
-        pdm = pick(self.pdm_groups())
-        if pdm:
-            plans.append(self.pdm_group(pdm))
+        # What each tool installs for development unasked: ``poetry install`` every group not
+        # marked optional, ``pdm install`` every development group.
+        plans += [self.poetry_group(g) for g in self.poetry_default_groups()]
+        plans += [self.pdm_group(g) for g in self.pdm_groups()]
         envs = self.hatch_envs()
         hatch = "hatch-test" if "hatch-test" in envs else pick(envs)
         if hatch:

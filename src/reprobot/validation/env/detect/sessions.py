@@ -116,9 +116,25 @@ def _factors_match(condition: str, env: str | None) -> bool:
     return False
 
 
+def joined_lines(lines: list[str]) -> list[str]:
+    """``lines`` with shell continuations (a line ending in a backslash) joined to the next."""
+    out: list[str] = []
+    pending = ""
+    for line in lines:
+        stripped = line.rstrip()
+        if stripped.endswith("\\"):
+            pending += stripped[:-1].strip() + " "
+            continue
+        out.append((pending + stripped.strip()) if pending else line)
+        pending = ""
+    if pending.strip():
+        out.append(pending.strip())
+    return out
+
+
 def _ini_lines(value: str, env: str | None) -> list[str]:
     out = []
-    for line in value.splitlines():
+    for line in joined_lines(value.splitlines()):
         factor = _FACTOR.match(line.strip())
         if factor is None:
             out.append(line)
@@ -308,7 +324,7 @@ def nox_session(read: Reader, meta: ProjectMeta, name: str | None) -> Session | 
 # --- make --------------------------------------------------------------------------------------
 
 
-def _make_rule(text: str, target: str) -> tuple[list[str], list[str]]:
+def make_rule(text: str, target: str) -> tuple[list[str], list[str]]:
     """The prerequisites and the recipe lines of ``target`` in a Makefile (``@`` and ``-``
     prefixes removed, make's ``$(VAR)`` left as written: a line using one is not read
     further)."""
@@ -316,25 +332,11 @@ def _make_rule(text: str, target: str) -> tuple[list[str], list[str]]:
     for index, line in enumerate(lines):
         rule = re.match(rf"^{re.escape(target)}\s*:(?!=)(.*)$", line)
         if rule:
-            recipe = []
+            recipe: list[str] = []
             for body in lines[index + 1 :]:
-                if not body.startswith("\t"):
+                if not body.startswith("\t") and not (recipe and recipe[-1].endswith("\\")):
                     break
-                recipe.append(body.strip().lstrip("@-").strip())
-            return rule.group(1).split("#", 1)[0].split(), recipe
+                recipe.append(body.strip())
+            steps = [step.lstrip("@-").strip() for step in joined_lines(recipe)]
+            return rule.group(1).split("#", 1)[0].split(), steps
     return [], []
-
-
-def make_steps(text: str, target: str) -> list[str]:
-    """The lines ``make target`` runs: its prerequisites' first (depth first, each target
-    once, as make does), then its own recipe."""
-    done: set[str] = set()
-
-    def visit(name: str) -> list[str]:
-        if name in done or len(done) > 50:
-            return []
-        done.add(name)
-        prerequisites, recipe = _make_rule(text, name)
-        return [line for p in prerequisites for line in visit(p)] + recipe
-
-    return visit(target)

@@ -24,7 +24,11 @@ _VERSION = re.compile(r"^(3\.\d+)(?:\.\d+)?(?:-dev)?$")
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _MATRIX_REF = re.compile(r"^\s*matrix\.([A-Za-z0-9_-]+)\s*$")
 _PYTHON_MATRIX_KEYS = ("python-version", "python", "python_version", "py")
-# Workflow files named for the tests come first, then those named for CI in general.
+# Workflow files with the usual names of a test workflow come first, then others named for
+# tests, then those named for CI in general.
+_USUAL = re.compile(
+    r"^(tests?|ci|main|testing|pytest|unit-?tests?|python-(?:package|tests?))\.ya?ml$", re.I
+)
 _TEST_FILE = re.compile(r"test|tox|nox|pytest", re.I)
 _CI_FILE = re.compile(r"^(ci|main|python|build|check)", re.I)
 
@@ -152,9 +156,28 @@ def _read_job(
     return None
 
 
-def _file_order(path: str) -> tuple[bool, bool, str]:
+def _file_order(path: str) -> tuple[bool, bool, bool, str]:
     name = path.rsplit("/", 1)[-1]
-    return (_TEST_FILE.search(name) is None, _CI_FILE.search(name) is None, path)
+    return (
+        _USUAL.match(name) is None,
+        _TEST_FILE.search(name) is None,
+        _CI_FILE.search(name) is None,
+        path,
+    )
+
+
+def tests_another_project(job: Mapping[str, Any]) -> bool:
+    """Whether the job checks out or clones another repository (a downstream project's tests
+    against this one): its test line is not this project's."""
+    for step in _steps(job):
+        uses, settings = step.get("uses"), step.get("with")
+        checkout = isinstance(uses, str) and uses.startswith("actions/checkout")
+        if checkout and isinstance(settings, dict) and settings.get("repository"):
+            return True
+        run = step.get("run")
+        if isinstance(run, str) and re.search(r"\bgit clone\b|\bgh repo clone\b", run):
+            return True
+    return False
 
 
 def workflow_hints(files: Mapping[str, str], project: Project) -> WorkflowHints:
@@ -168,7 +191,11 @@ def workflow_hints(files: Mapping[str, str], project: Project) -> WorkflowHints:
             continue
         jobs += [(path, name, job) for name, job in _jobs(document)]
     listed = frozenset(v for _, _, job in jobs for v in job_pythons(job))
-    found = [h for path, name, job in jobs if (h := _read_job(path, name, job, project))]
+    found = [
+        h
+        for path, name, job in jobs
+        if not tests_another_project(job) and (h := _read_job(path, name, job, project))
+    ]
     # A job that runs a few named tests (a version check) is the test job only when no job
     # runs the suite.
     found.sort(key=lambda h: h.narrow)

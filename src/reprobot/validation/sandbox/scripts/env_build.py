@@ -320,6 +320,19 @@ def main() -> None:
     finish(result)
 
 
+def run_prepare(job: dict[str, Any], env: dict[str, str], skipped: list[str]) -> bool:
+    """Run the project's own preparing commands (data downloads, generated code), with network:
+    what they write into the tree is kept with the install's files. One that fails is named;
+    True when all succeeded."""
+    ok = True
+    for cmd in job.get("prepare", []):
+        code = sh(cmd, env)
+        if code != 0:
+            skipped.append("prepare: %s (exit %d)" % (cmd, code))
+            ok = False
+    return ok
+
+
 def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
     result: dict[str, object] = {"ok": False, "skipped": []}
     skipped: list[str] = []
@@ -361,9 +374,16 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
             result["error"] = "installing the pinned packages failed: %s" % " ".join(failed)
             result["relaxed"] = relaxed
             return result
+    prepared = False
     if sh(job["install"], env) != 0:
-        result["error"] = "the install command failed: %s" % job["install"]
-        return result
+        # A project whose build needs files its own preparation makes (``make cython`` before
+        # ``pip install .``) installs once they are there.
+        prepared = bool(job.get("prepare"))
+        if prepared:
+            run_prepare(job, env, skipped)
+        if not prepared or sh(job["install"], env) != 0:
+            result["error"] = "the install command failed: %s" % job["install"]
+            return result
     tests_need = list(job.get("test_requirements", []))
     if tests_need and pip(tests_need, env) != 0:
         # One at a time, so that one that does not install (no release for this Python, a
@@ -371,12 +391,8 @@ def build(job: dict[str, Any], env: dict[str, str]) -> dict[str, object]:
         for requirement in tests_need:
             if pip([requirement], env) != 0:
                 skipped.append("test requirement: %s" % requirement)
-    for cmd in job.get("prepare", []):
-        # Files the tests need that the project's own scripts make (data, generated code):
-        # made now, with network, they are kept with the install's files below.
-        code = sh(cmd, env)
-        if code != 0:
-            skipped.append("prepare: %s (exit %d)" % (cmd, code))
+    if not prepared:
+        run_prepare(job, env, skipped)
     requires = build_requires()
     if requires and pip(requires, env) != 0:
         skipped.append("build requirements: %s" % " ".join(requires))
