@@ -10,6 +10,12 @@ descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of 
 
 The descriptor is taken out of the environment and is not inherited by the tests' subprocesses.
 
+A pytest plugin installed editable (the project under test, when it is one) keeps pytest's
+assertion rewriting: an editable install that serves its modules through an import finder hides
+them from pytest's rewriting hook, so this plugin names them to pytest when it is imported,
+before pytest loads the plugins installed with the environment, as a regular install would
+have them rewritten.
+
 A test that raises a project's own skip exception (a class named ``Skipped`` or ``SkipTest``
 that is not pytest's, such as sympy's ``sympy.utilities.pytest.Skipped``, which its own runner
 reports as a skip) is reported skipped, as that project's runner would, not failed.
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import metadata
 from typing import Any
 
 import pytest
@@ -65,6 +72,34 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         _channel["xdist_reported"] = True
         _send({"collected": [_node_id(i) for i in ids]})
 
+
+def _editable(dist: Any) -> bool:
+    try:
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return False
+    return bool(isinstance(direct, dict) and (direct.get("dir_info") or {}).get("editable"))
+
+
+def editable_plugin_modules() -> list[str]:
+    """The top-level modules of the pytest plugins (``pytest11`` entry points) of editable
+    installs."""
+    found: list[str] = []
+    for dist in metadata.distributions():
+        plugins = [e for e in dist.entry_points if e.group == "pytest11"]
+        if plugins and _editable(dist):
+            found += [e.value.split(":", 1)[0].split(".", 1)[0].strip() for e in plugins]
+    return sorted(set(found))
+
+
+def _keep_assertion_rewriting() -> None:
+    register = getattr(pytest, "register_assert_rewrite", None)
+    modules = editable_plugin_modules()
+    if register is not None and modules:
+        register(*modules)
+
+
+_keep_assertion_rewriting()
 
 _SKIP_NAMES = frozenset({"Skipped", "SkipTest"})
 
