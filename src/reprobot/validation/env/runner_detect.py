@@ -57,7 +57,10 @@ def usable_command(command: str) -> str | None:
     except ValueError:
         return None
     if family == "pytest":
-        cut = words.index("pytest") + 1 if "pytest" in words else len(words)
+        cut = next(
+            (i + 1 for i, w in enumerate(words) if w.rsplit("/", 1)[-1] in ("pytest", "py.test")),
+            len(words),
+        )
         words = words[:cut] + _sandbox_options(words[cut:])
         if not all(w.startswith("-") for w in words[cut:]):
             return None

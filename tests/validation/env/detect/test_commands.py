@@ -173,3 +173,23 @@ def test_a_test_file_run_as_a_script_is_run_by_unittest_discovery() -> None:
     # A script that is no unittest module is still the test line, with no command to run.
     other = read_line("python tests/smoke.py", project, "ci")
     assert other.runs_tests and other.test_command is None
+
+
+def test_make_variables_do_not_hide_a_test_target() -> None:
+    # As Babel's: the test target's flags are make variables, and it needs its data first.
+    makefile = (
+        "test: import-cldr\n\tpython ${PYTHON_TEST_FLAGS} -m pytest $(PYTEST_FLAGS)\n\n"
+        "import-cldr:\n\tpython scripts/download_import_cldr.py\n\n"
+        "clean-cldr:\n\trm -f babel/locale-data/*.dat\n"
+    )
+    files = {"Makefile": makefile, "scripts/download_import_cldr.py": ""}
+    reading = read_line("make clean-cldr test", _project(files), "ci")
+    assert reading.runs_tests
+    # The flags are unknown here: the command is not taken as it is.
+    assert reading.test_command is None
+    assert reading.prepare == ("make clean-cldr", "python scripts/download_import_cldr.py")
+
+
+def test_py_test_options_are_read_as_pytest_s() -> None:
+    reading = read_line("py.test --cov=parsel --cov-report=xml -ra", _project(), "ci")
+    assert reading.test_command == "py.test -ra"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from reprobot.validation.env.detect.metadata import ProjectMeta, Reader, pick
 from reprobot.validation.env.detect.plan import InstallPlan
@@ -33,6 +33,9 @@ _WRAPPERS = (("poetry", "run"), ("pipenv", "run"), ("pdm", "run"))
 # Words that open the body of a shell condition or loop: ``if [ -f r.txt ]; then pip install``.
 _SHELL_KEYWORDS = frozenset({"then", "do", "else", "{", "(", "!", "time", "sudo"})
 _MAX_DEPTH = 3
+_MAKE_VARIABLE = re.compile(r"\$[({][^)}]*[)}]")
+# Make targets that run tests, whatever their recipe reads as: never run as preparation.
+_TEST_TARGETS = frozenset({"test", "tests", "check", "pytest", "unittest", "coverage", "cov"})
 _DEBIAN_NAME = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
 # unittest's dotted names of one test module, class or method.
 _DOTTED_TEST = re.compile(r"^\w+(\.\w+)*\.[Tt]est\w*(\.\w+)*$")
@@ -390,8 +393,15 @@ def _make(args: list[str], project: Project, depth: int) -> LineReading:
             reading = reading.merged(target_reading(prerequisite))
         own = NOTHING
         for line in recipe:
-            own = own.merged(read_line(line, project, f"Makefile {target}", depth + 1))
-        if recipe and not own.runs_tests and not own.plan and not own.prepare:
+            # A word that is only a make variable (``$(PYTEST_FLAGS)``) is a setting of the
+            # line, not its command: read without it, the line still says what it runs.
+            words = [w for w in line.split() if not _MAKE_VARIABLE.fullmatch(w)]
+            read = read_line(" ".join(words), project, f"Makefile {target}", depth + 1)
+            if len(words) < len(line.split()):
+                read = replace(read, test_command=None)
+            own = own.merged(read)
+        named_for_tests = target.lower() in _TEST_TARGETS
+        if recipe and not named_for_tests and not (own.runs_tests or own.plan or own.prepare):
             own = LineReading(prepare=(f"make {target}",))
         return reading.merged(own)
 
