@@ -5,11 +5,11 @@ benchmark alike: what the project itself declares, in this order of trust.
    system packages and warm-up commands.
 2. The test job of its CI workflows: the Python versions it runs on, what it installs before
    the tests (``pip install``, ``uv sync``, ``poetry install``, ``tox -e``, ``nox -s``,
-   ``hatch test``, ``make test``, read as an install plan, never run as written) and its test
-   command.
-3. Packaging metadata: the test-named entry of each kind (PEP 621 extras, PEP 735 dependency
-   groups, Poetry and PDM groups, Hatch environments, setup.cfg extras), tox's and nox's base
-   sessions, a requirements file for tests; ``requires-python`` and classifiers for Python.
+   ``hatch test``, ``make test``, read as an install plan, never run as written), the Debian
+   packages it installs, the project's own scripts it runs first, and its test command.
+3. Packaging metadata: what each tool installs for tests and development (``metadata``), tox's,
+   nox's and Hatch's test sessions, a requirements file for tests; ``requires-python`` and
+   classifiers for Python.
 
 ``Detection.sources`` says for each part which source decided it; environment images keep it
 in their labels and ``reprobot env list`` shows it.
