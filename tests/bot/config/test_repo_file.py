@@ -3,6 +3,8 @@ lead to is tested with the detection, ``tests/validation/env/detect``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pydantic
 import pytest
 
@@ -14,6 +16,8 @@ from reprobot.bot.config.repo_file import (
     config_errors_note,
     parse_repo_config,
 )
+from reprobot.validation import RepoSnapshot, detect_environment
+from tests.support.repos import make_repo
 
 FULL = """\
 # Reprobot settings
@@ -207,3 +211,49 @@ def test_a_runner_or_package_reprobot_cannot_use_is_refused(text: str, problem: 
     result = parse_repo_config(text)
     assert result.source == "default"
     assert any(problem in e for e in result.errors), result.errors
+
+
+# --- the App's settings lead to the environment the command line detects ----------------------
+
+GROUPS_PYPROJECT = """\
+[project]
+name = "grouped"
+version = "1"
+
+[project.optional-dependencies]
+speedups = ["ujson"]
+
+[dependency-groups]
+tests = ["pytest>=8"]
+"""
+CI = """\
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m pip install -e .[speedups] --group tests
+      - run: python -m pytest -q
+"""
+
+
+def test_the_app_and_the_command_line_detect_the_same(tmp_path: Path) -> None:
+    files = {
+        "pyproject.toml": GROUPS_PYPROJECT,
+        ".github/workflows/ci.yml": CI,
+        ".github/reprobot.yml": "install: pip install -e .[speedups]\nlabels:\n  reproduced: ok\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
+    config = parse_repo_config(snapshot.read_file(".github/reprobot.yml")).config
+    assert detect_environment(snapshot, settings=config) == detect_environment(snapshot)
+    assert detect_environment(snapshot).spec.install == "pip install -e .[speedups]"
+
+
+def test_a_settings_file_with_errors_is_ignored_by_both(tmp_path: Path) -> None:
+    files = {"pyproject.toml": GROUPS_PYPROJECT, ".github/reprobot.yml": "python: '2.7'\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
+    result = parse_repo_config(snapshot.read_file(".github/reprobot.yml"))
+    assert result.errors
+    assert detect_environment(snapshot, settings=result.config) == detect_environment(snapshot)

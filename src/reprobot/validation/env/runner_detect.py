@@ -2,10 +2,11 @@
 
 Pure functions of the file list and a reader of file texts:
 
-- ``detect_test_command``: pytest when the project configures pytest; else the test command of
-  its tox or nox sessions when it is one a sandbox reports on; else Django's runner for a Django
-  project (``manage.py test``) or for Django-style frameworks with their own
-  ``tests/runtests.py``; else pytest, which also runs unittest-only suites.
+- ``detect_test_command``: pytest when the project configures pytest; else Django's runner for a
+  Django project (``manage.py test``) or for Django-style frameworks with their own
+  ``tests/runtests.py``; else pytest, which also runs unittest-only suites. (A command its CI
+  job or its tox, nox or Hatch sessions name comes first: ``detect``.)
+- ``usable_command``: a project's command as a sandbox may run it.
 - ``detect_system_packages``: the compilers a build of its extensions needs beyond the C
   compiler every base image has (C++ for C++ sources and the meson-python and scikit-build
   backends, Fortran for Fortran sources, cargo for Rust through maturin or setuptools-rust).
@@ -13,7 +14,6 @@ Pure functions of the file list and a reader of file texts:
 
 from __future__ import annotations
 
-import configparser
 import re
 import shlex
 from collections.abc import Callable, Collection
@@ -27,7 +27,6 @@ _CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hxx")
 _FORTRAN_SUFFIXES = (".f", ".f90", ".f95", ".f03", ".for")
 _CPP_BACKENDS = ("mesonpy", "scikit_build_core", "skbuild")
 _RUST_BACKENDS = ("maturin", "setuptools-rust", "setuptools_rust")
-_NOX_RUN = re.compile(r"""session\.run\(\s*((?:["'][^"']*["']\s*,?\s*)+)""")
 _DJANGO = re.compile(r"^\s*(?:from|import)\s+django\b", re.M)
 
 
@@ -112,32 +111,6 @@ def _sandbox_options(words: list[str]) -> list[str]:
     return kept
 
 
-def tox_command(text: str) -> str | None:
-    """The first usable test command of tox.ini's ``[testenv]`` ``commands``."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return None
-    if not parser.has_option("testenv", "commands"):
-        return None
-    for line in parser.get("testenv", "commands").splitlines():
-        found = usable_command(line.strip())
-        if found:
-            return found
-    return None
-
-
-def nox_command(text: str) -> str | None:
-    """The first usable ``session.run(...)`` of a noxfile whose arguments are all literals."""
-    for match in _NOX_RUN.finditer(text):
-        words = re.findall(r"""["']([^"']*)["']""", match.group(1))
-        found = usable_command(shlex.join(words))
-        if found:
-            return found
-    return None
-
-
 def django_command(files: Collection[str], read: Reader) -> str | None:
     """Django's runner for a Django project, or a framework's own ``runtests.py`` on Django."""
     if "manage.py" in files and _DJANGO.search(read("manage.py") or ""):
@@ -149,14 +122,10 @@ def django_command(files: Collection[str], read: Reader) -> str | None:
 
 
 def detect_test_command(files: Collection[str], read: Reader) -> str:
-    """The test command of a repository that names none (see the module's docstring)."""
+    """The test command of a repository that names none and whose CI and task-runner sessions
+    name none a sandbox can run (``detect`` reads those first): see the module's docstring."""
     if pytest_configured(files, read):
         return "pytest"
-    for path, parse in (("tox.ini", tox_command), ("noxfile.py", nox_command)):
-        text = read(path) if path in files else None
-        found = parse(text) if text else None
-        if found:
-            return found
     return django_command(files, read) or "pytest"
 
 

@@ -16,14 +16,14 @@ from typing import Literal
 
 Family = Literal["pytest", "unittest"]
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+PYTHON_PROGRAM = re.compile(r"^python(\d(\.\d+)?)?$")
 
 
 def command_words(command: str) -> list[str]:
     """The words of a test command after its leading ``NAME=value`` assignments."""
     words = shlex.split(command)
-    while words and _ASSIGNMENT.match(words[0]):
+    while words and ASSIGNMENT.match(words[0]):
         words = words[1:]
     return words
 
@@ -43,8 +43,8 @@ def runner_of(command: str) -> Runner | None:
     name = PurePosixPath(words[0]).name
     if name in ("pytest", "py.test"):
         return "pytest"
-    rest = words[1:] if _PYTHON.match(name) else words
-    while _PYTHON.match(name) and rest and rest[0].startswith("-") and rest[0] != "-m":
+    rest = words[1:] if PYTHON_PROGRAM.match(name) else words
+    while PYTHON_PROGRAM.match(name) and rest and rest[0].startswith("-") and rest[0] != "-m":
         rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
     if rest[:2] == ["-m", "pytest"]:
         return "pytest"

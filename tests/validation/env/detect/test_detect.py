@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.bot.config.repo_file import parse_repo_config
 from reprobot.validation.env.detect import Detection, detect_environment
 from reprobot.validation.env.detect.python_choice import choose_python, listed_in_classifiers
 from reprobot.validation.env.envspec import EnvSpec
@@ -361,28 +360,6 @@ def test_the_settings_file_decides_over_everything(tmp_path: Path) -> None:
     assert found.spec.test_cmd == "pytest -p no:randomly"
     assert found.spec.system_packages == ("libxml2-dev",)
     assert found.sources["install"] == ".github/reprobot.yml setup_steps"
-
-
-def test_the_app_and_the_command_line_detect_the_same(tmp_path: Path) -> None:
-    files = {
-        "pyproject.toml": GROUPS_PYPROJECT,
-        ".github/workflows/ci.yml": CI,
-        ".github/reprobot.yml": "install: pip install -e .[speedups]\nlabels:\n  reproduced: ok\n",
-    }
-    repo = make_repo(tmp_path / "repo", files)
-    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
-    config = parse_repo_config(snapshot.read_file(".github/reprobot.yml")).config
-    assert detect_environment(snapshot, settings=config) == detect_environment(snapshot)
-    assert detect_environment(snapshot).spec.install == "pip install -e .[speedups]"
-
-
-def test_a_settings_file_with_errors_is_ignored_by_both(tmp_path: Path) -> None:
-    files = {"pyproject.toml": GROUPS_PYPROJECT, ".github/reprobot.yml": "python: '2.7'\n"}
-    repo = make_repo(tmp_path / "repo", files)
-    snapshot = RepoSnapshot.from_git(repo, "HEAD", "o/r")
-    result = parse_repo_config(snapshot.read_file(".github/reprobot.yml"))
-    assert result.errors
-    assert detect_environment(snapshot, settings=result.config) == detect_environment(snapshot)
 
 
 def test_tox_deps_when_nothing_else_names_the_test_requirements(tmp_path: Path) -> None:

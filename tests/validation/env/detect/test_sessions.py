@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reprobot.validation.env.detect.commands import Project, metadata_session
 from reprobot.validation.env.detect.metadata import ProjectMeta, Reader
 from reprobot.validation.env.detect.plan import InstallPlan
 from reprobot.validation.env.detect.sessions import (
@@ -127,3 +128,20 @@ def test_make_rule() -> None:
     )
     assert make_rule(text, "test") == (["data", "build"], ["pip install -e .[test]", "pytest -q"])
     assert make_rule(text, "missing") == ([], [])
+
+
+def test_the_base_sessions_name_the_runner() -> None:
+    tox = (
+        "[tox]\nenvlist = py39\n\n[testenv]\ndeps = -rreq.txt\n"
+        "commands =\n    flake8 src\n    python -m unittest discover -v {posargs}\n"
+    )
+    nox = (
+        "import nox\n\n@nox.session\ndef tests(session):\n"
+        '    session.install(".")\n    session.run("python", "-m", "unittest", "-v")\n'
+    )
+    for files, command in (
+        ({"tox.ini": tox}, "python -m unittest discover -v"),
+        ({"noxfile.py": nox}, "python -m unittest -v"),
+    ):
+        project = Project(ProjectMeta.read(files.get), set(files), files.get)
+        assert metadata_session(project).test_command == command

@@ -24,10 +24,8 @@ from reprobot.validation.env.detect.sessions import (
     tox_session,
 )
 from reprobot.validation.env.runner_detect import usable_command
-from reprobot.validation.env.test_commands import runner_of
+from reprobot.validation.env.test_commands import ASSIGNMENT, PYTHON_PROGRAM, runner_of
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 # Wrappers that only choose the environment a command runs in; the sandbox has its own.
 _WRAPPERS = (("poetry", "run"), ("pipenv", "run"), ("pdm", "run"))
 # Words that open the body of a shell condition or loop: ``if [ -f r.txt ]; then pip install``.
@@ -90,7 +88,7 @@ def split_line(line: str) -> list[list[str]]:
             words = shlex.split(part, comments=True)
         except ValueError:
             continue
-        while words and (_ASSIGNMENT.match(words[0]) or words[0] in _SHELL_KEYWORDS):
+        while words and (ASSIGNMENT.match(words[0]) or words[0] in _SHELL_KEYWORDS):
             words = words[1:]
         if words:
             out.append(words)
@@ -107,7 +105,7 @@ def read_line(line: str, project: Project, where: str, depth: int = 0) -> LineRe
 def _program(words: list[str]) -> tuple[str, list[str]]:
     """The program and its arguments, ``python -m X`` read as program X."""
     name = words[0].rsplit("/", 1)[-1]
-    if _PYTHON.match(name) and len(words) > 2 and words[1] == "-m":
+    if PYTHON_PROGRAM.match(name) and len(words) > 2 and words[1] == "-m":
         return words[2], words[3:]
     return name, words[1:]
 
@@ -174,7 +172,7 @@ _SETUP_PY_NOT_PREPARING = frozenset(
 def _script_of(words: list[str], project: Project) -> str | None:
     """The tree's Python file ``python path/to/script.py ...`` runs, if it runs one."""
     program = words[0].rsplit("/", 1)[-1]
-    if not _PYTHON.match(program) or len(words) < 2:
+    if not PYTHON_PROGRAM.match(program) or len(words) < 2:
         return None
     script = words[1].removeprefix("./")
     return script if script in project.files and script.endswith(".py") else None
