@@ -127,6 +127,29 @@ def test_tcp_refused(host):
     assert info.value.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH), info.value
 
 
+@pytest.mark.parametrize("family", [socket.AF_INET, socket.AF_INET6])
+def test_passive_lookup_with_addrconfig_works(family):
+    # As on a CI runner, a listener on "localhost" of one family (asyncio's and anyio's
+    # AI_ADDRCONFIG lookup) finds an address, and binds and serves it.
+    flags = socket.AI_PASSIVE | socket.AI_ADDRCONFIG
+    found = socket.getaddrinfo("localhost", 0, family, socket.SOCK_STREAM, 0, flags)
+    server = socket.socket(family, socket.SOCK_STREAM)
+    server.bind(found[0][4])
+    server.listen(1)
+    socket.create_connection(server.getsockname()[:2], timeout=3).close()
+    server.close()
+
+
+def test_tests_cannot_change_addresses():
+    import fcntl, struct
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    address = socket.inet_aton("10.9.9.9")
+    request = struct.pack("16sH2s4s8s", b"lo:2", socket.AF_INET, b"", address, b"")
+    with pytest.raises(PermissionError):
+        fcntl.ioctl(sock.fileno(), 0x8916, request)
+    sock.close()
+
+
 def test_loopback_is_the_sandbox_own():
     # The port is open on the host's loopback; the sandbox's loopback is its own.
     with pytest.raises(ConnectionRefusedError):
@@ -235,7 +258,8 @@ def test_network_access_refused(
     )
     run = result.run
     assert run.error is None, run.log_excerpt
-    expected = 1 + len(targets) + 3 + 3 + 4 + 3
+    # interface, targets, addrconfig (2) and addresses, loopback (3), public, DNS, the rest.
+    expected = 1 + len(targets) + 3 + 3 + 3 + 4 + 3
     assert len(run.outcomes) == expected, run.outcomes
     assert_all_passed(run)
     # Nothing reached the host's servers, on any address.

@@ -47,8 +47,9 @@ from reprobot.validation.source.snapshot import RepoSnapshot
 SANDBOX_USER = "1000:1000"
 REPO_ROOT = "/work/repo"
 # The runner's only capabilities: to become the sandbox user (dropping every capability, the
-# bounding set included) and to kill what the tests leave behind. The project's code has none.
-RUNNER_CAPABILITIES = ("SETUID", "SETGID", "SETPCAP", "KILL")
+# bounding set included), to kill what the tests leave behind, and to give the loopback
+# interface the addresses any CI runner has (it has no other). The project's code has none.
+RUNNER_CAPABILITIES = ("SETUID", "SETGID", "SETPCAP", "KILL", "NET_ADMIN")
 
 
 def runner_command() -> list[str]:
@@ -59,7 +60,7 @@ def runner_command() -> list[str]:
 
 def sandbox_spec(image: str, limits: RunLimits, environment: dict[str, str]) -> ContainerSpec:
     """The locked-down container of a test run: no network, read-only root, the runner as root
-    with four capabilities and the project's code as the sandbox user with none."""
+    with five capabilities and the project's code as the sandbox user with none."""
     return ContainerSpec(
         image=image,
         command=runner_command(),

@@ -1,6 +1,6 @@
 """Test runner inside a sandbox container (standard library only, Python 3.9+).
 
-It runs as root with four capabilities (SETUID, SETGID, SETPCAP, KILL), as ``python -I -S -c``
+It runs as root with five capabilities (SETUID, SETGID, SETPCAP, KILL, NET_ADMIN), as ``python -I -S -c``
 so that nothing of the project can reach its imports, and is the only one that writes to the
 container's standard output: one tar of results, read by the host. Everything that touches the
 project runs as the sandbox user (uid 1000) with no capability at all, not even in its bounding
@@ -22,6 +22,7 @@ say so where it matters.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -57,6 +58,11 @@ REPORT_FD_VAR = "REPROBOT_REPORT_FD"
 REPORT_MAX = 64 * 1024 * 1024
 RESULT_FILES = ("coverage.json", "contexts.json")
 PR_CAPBSET_DROP = 24
+SIOCSIFADDR, SIOCSIFNETMASK = 0x8916, 0x891C
+# Addresses no network uses (RFC 2544's benchmarking range, RFC 3849's documentation prefix),
+# each alone in its prefix, given to the loopback interface: no other address becomes local.
+LOCAL_IPV4 = "198.18.0.1"
+LOCAL_IPV6 = "2001:db8::1"
 
 
 def _tail(data: bytes, limit: int = 4000) -> str:
@@ -82,6 +88,26 @@ def drop_bounding_set() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     for cap in range(_last_cap() + 1):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
+def add_local_addresses() -> None:
+    """Give the loopback interface an IPv4 and an IPv6 address that are not loopback ones.
+
+    With only 127.0.0.1 and ::1, glibc's ``getaddrinfo`` with ``AI_ADDRCONFIG`` and a family
+    (what asyncio's and anyio's listeners ask for "localhost") finds no configured address of
+    that family and fails, where any CI runner has one. These addresses sit on ``lo``: the
+    sandbox still has no other interface and no route, and nothing can leave it."""
+    def ifreq(address: str) -> bytes:
+        return struct.pack("16sH2s4s8s", b"lo:1", socket.AF_INET, b"", socket.inet_aton(address), b"")
+
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        # The kernel gives the address its class's mask (a /24 here) until told otherwise.
+        fcntl.ioctl(sock.fileno(), SIOCSIFADDR, ifreq(LOCAL_IPV4))
+        fcntl.ioctl(sock.fileno(), SIOCSIFNETMASK, ifreq("255.255.255.255"))
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as sock:
+        # struct in6_ifreq: the address, its prefix length, the interface's index.
+        fcntl.ioctl(sock.fileno(), SIOCSIFADDR, struct.pack(
+            "16sIi", socket.inet_pton(socket.AF_INET6, LOCAL_IPV6), 128, socket.if_nametoindex("lo")))
 
 
 _STARTED = time.monotonic()
@@ -522,6 +548,7 @@ def main() -> None:
     sys.stderr.write(announce)
     sys.stderr.flush()
     status: dict[str, Any] = {"started": time.time(), "runner": 2, "sandbox": socket.gethostname()}
+    add_local_addresses()
     drop_bounding_set()
     job, problem = prepare()
     if os.path.isdir(PRIVATE):
