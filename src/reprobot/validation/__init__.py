@@ -60,7 +60,7 @@ from reprobot.validation.source.patch import (
 from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.source.workspace import clone_url, is_url
-from reprobot.validation.verify import Verdict, read_oracles, verify
+from reprobot.validation.verify import Verdict, change_concerns, read_oracles, verify
 
 __all__ = [
     "CONFIG_PATH",
@@ -106,6 +106,7 @@ __all__ = [
     "applies_to",
     "cached_images",
     "categorise",
+    "change_concerns",
     "change_coverage",
     "changed_lines",
     "clone_url",

@@ -19,7 +19,7 @@ from reprobot.validation.results.oracles import (
     oracle_of,
     unchecked_result,
 )
-from reprobot.validation.results.ruling import GuardOutcomes, Ruling, Status, rule
+from reprobot.validation.results.ruling import Executed, GuardOutcomes, Ruling, Status, rule
 from reprobot.validation.results.testrun import TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
@@ -31,7 +31,9 @@ from reprobot.validation.results.verdict import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import Side, run_pair
-from reprobot.validation.source.companion_tests import companion_test_modules
+from reprobot.validation.source.allowlist import PathConcern, describe, review_paths
+from reprobot.validation.source.companion_tests import companion_test_modules, unguarded_sources
+from reprobot.validation.source.git_changes import ChangeSet, fix_changes, head_changes
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
 from reprobot.validation.source.process_hooks import Hook, process_hooks
@@ -174,7 +176,8 @@ def grade(
             oracle = oracle_of(test_id, known)
             return oracle.kind if oracle is not None else None
 
-        ruling = rule(graded, kind_of, _guard_outcomes(guard), harness, review)
+        executed = _executed(coverage, before, after)
+        ruling = rule(graded, kind_of, _guard_outcomes(guard), harness, review, executed)
     graded, status = dict(ruling.transitions), ruling.status
     reasons += ruling.reasons
     concerns = ruling.review
@@ -195,6 +198,23 @@ def grade(
         oracles=dict(oracles or {}),
         guard_modules=guard.modules if guard is not None else (),
     )
+
+
+def _executed(coverage: ChangeCoverage, before: TestRun, after: TestRun) -> Executed | None:
+    """The change's executable lines in files the runs measured, and how many ran: added lines
+    count where the run after the fix recorded their file, removed ones where the run before
+    did (a file no run recorded may have been measured under another name)."""
+    if before.coverage is None or after.coverage is None:
+        return None
+    executable = covered = 0
+    for change in coverage.files:
+        if change.path in after.coverage:
+            executable += len(change.executable_added)
+            covered += len(change.covered_added)
+        if change.path in before.coverage:
+            executable += len(change.executable_removed)
+            covered += len(change.covered_removed)
+    return Executed(executable, covered)
 
 
 def _guard_outcomes(guard: GuardRuns | None) -> GuardOutcomes | None:
@@ -273,7 +293,8 @@ def verify(
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
     hooks = process_hooks(fix)
-    review = integrity_concerns(base, tests, fix, after, hooks)
+    review = integrity_concerns(base, tests, fix, after)
+    review += change_concerns(base, fix, head, skip=harness, hooks=hooks)
     verdict = grade(*args, test_ids, harness, oracles, review=review)
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
@@ -288,22 +309,74 @@ def verify(
         guard_runs = GuardRuns(modules, guard_before, guard_after)
         verdict = grade(*args, test_ids, harness, oracles, guard_runs, review)
     tracing = tuple(h.describe() for h in hooks if h.kind == "tracing")
+    unguarded = unguarded_sources(fix.python_paths, base.list_files())
+    if unguarded and verdict.status in ("verified", "weak", "needs_review"):
+        verdict = replace(verdict, reasons=(*verdict.reasons, _unguarded_reason(unguarded)))
     return replace(verdict, tracing=tracing)
 
 
-def integrity_concerns(
-    base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun, hooks: Sequence[Hook]
+def _unguarded_reason(paths: Sequence[str]) -> str:
+    named = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return (
+        f"no existing test module of {named} was found: nothing checked that the change keeps "
+        "what it did before"
+    )
+
+
+def change_concerns(
+    base: RepoSnapshot,
+    fix: Patch,
+    head: RepoSnapshot | None = None,
+    skip: Sequence[str] = (),
+    hooks: Sequence[Hook] | None = None,
 ) -> list[str]:
-    """Ways the fix reaches the reproducing tests themselves (``test_integrity``; ``after`` is
-    the run with the tests applied over the fix) or the test report's machinery (``hooks``),
-    in words."""
+    """What the change itself holds that keeps a pass of any tests from being verified, known
+    before a test runs: code reaching into the test process (``process_hooks``), and paths a
+    verified change may not hold (``contents_concerns``; ``skip``: paths said elsewhere)."""
+    found = process_hooks(fix) if hooks is None else hooks
     concerns = []
-    reaching = [h for h in hooks if h.kind == "report"]
-    if reaching:
-        where = ", ".join(h.describe() for h in reaching[:3])
-        concerns.append(
-            f"it adds code that reaches the machinery reporting the tests' outcomes: {where}"
+    for kind, what in (
+        ("report", "the machinery reporting the tests' outcomes"),
+        (
+            "machinery",
+            "what imports and runs the tests (pytest's internals, import hooks, the module "
+            "table, builtins, raw memory)",
+        ),
+    ):
+        reaching = [h for h in found if h.kind == kind]
+        if reaching:
+            where = ", ".join(h.describe() for h in reaching[:3])
+            concerns.append(f"it adds code that reaches into {what}: {where}")
+    return concerns + contents_concerns(base, fix, head, skip)
+
+
+def contents_concerns(
+    base: RepoSnapshot, fix: Patch, head: RepoSnapshot | None, skip: Sequence[str] = ()
+) -> list[str]:
+    """What the change holds that a verified change may not (``source.allowlist``), read as git
+    reads it: the head's commits, or the fix as ``git apply`` applies it. Paths in ``skip`` are
+    said elsewhere."""
+    try:
+        changes: ChangeSet = (
+            head_changes(base, head) if head is not None else fix_changes(base, [fix])
         )
+    except SnapshotError as exc:
+        return [
+            "git does not apply it as written, so what its files hold cannot be read as they "
+            f"run ({str(exc)[:300]})"
+        ]
+    found: list[PathConcern] = [
+        c
+        for c in review_paths(changes.files, changes.content, base.list_files())
+        if c.path not in skip
+    ]
+    return [describe(found)] if found else []
+
+
+def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun) -> list[str]:
+    """Ways the fix reaches the reproducing tests themselves (``test_integrity``; ``after`` is
+    the run with the tests applied over the fix), in words."""
+    concerns = []
     edited = edited_test_files(fix, tests)
     if edited:
         concerns.append(

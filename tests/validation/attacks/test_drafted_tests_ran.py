@@ -153,7 +153,7 @@ IN_TEST_PARSE = "tests/test_parse.py::test_multi_unit"
             NEW_TEST,
             REACHES_THE_REPORT,
             MULTI,
-            "it adds code that reaches the machinery reporting the tests' outcomes: "
+            "it adds code that reaches into the machinery reporting the tests' outcomes: "
             "src/durations/__init__.py line 3 (REPROBOT_REPORT_FD)",
         ),
         (

@@ -221,11 +221,14 @@ def test_a_guard_test_broken_by_the_fix_overrides_the_reproducing_tests() -> Non
     assert verdict.reasons == (
         "1 existing test(s) of g.py pass before this change and fail with it",
     )
-    # A guard that cannot run says so and leaves the verdict to the reproducing tests.
+    # A guard that cannot run (killed, timed out, erred) shows nothing: never verified.
     died = GuardRuns(("g.py",), _run({"g.py::x": P}), _run({}, error="limits hit"))
     unrun = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None, guard=died)
-    assert unrun.status == "verified"
-    assert unrun.reasons == ("the existing tests of g.py could not be run: after it: limits hit",)
+    assert (unrun.status, unrun.success) == ("needs_review", False)
+    assert unrun.review == (
+        "the existing tests of g.py could not be run (after it: limits hit): nothing shows the "
+        "change keeps them passing",
+    )
     # A fix that is already not verified is not judged again by the guard.
     assert (
         grade(_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "b", None, guard=broke).reasons

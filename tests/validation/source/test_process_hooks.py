@@ -26,6 +26,17 @@ def _adding(path: str, *lines: str) -> Patch:
         ('open("/proc/self/fd/3", "w")', "report"),
         ("import reprobot_report", "report"),
         ("config.option.xmlpath = None", "report"),
+        ("from _pytest.runner import runtestprotocol", "machinery"),
+        ("def pytest_runtest_call(item):", "machinery"),
+        ("sys.meta_path.insert(0, Finder())", "machinery"),
+        ('sys.modules["pkg.parse"] = fixed', "machinery"),
+        ("sys.modules.update(fixed)", "machinery"),
+        ("builtins.open = opener", "machinery"),
+        ("libc = ctypes.CDLL(None)", "machinery"),
+        ("os.execv(sys.executable, argv)", "machinery"),
+        ("os.fstat(fd)", "machinery"),
+        ("code = marshal.loads(blob)", "machinery"),
+        ('open("/proc/1/mem", "rb")', "machinery"),
     ],
 )
 def test_a_line_that_reaches_into_the_test_process_is_found(line: str, kind: str) -> None:
@@ -39,6 +50,9 @@ def test_a_line_that_reaches_into_the_test_process_is_found(line: str, kind: str
     [
         _adding("src/pkg/mod.py", "# sys.settrace(None) is not called here"),
         _adding("src/pkg/mod.py", "settings = load()"),
+        # Reading the module table is what ordinary code does; replacing a module is not.
+        _adding("src/pkg/mod.py", "module = sys.modules[__name__]"),
+        _adding("src/pkg/mod.py", 'if sys.modules["pkg"] == other: pass'),
         _adding("docs/notes.txt", "sys.settrace(None)"),
         Patch("not a diff"),
     ],

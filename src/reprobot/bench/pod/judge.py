@@ -36,6 +36,7 @@ from reprobot.validation import (
     Patch,
     RunLimits,
     TestRun,
+    change_concerns,
     companion_test_modules,
     read_oracles,
     rule,
@@ -247,6 +248,9 @@ def evaluate_candidate(
         "tests_applied": applied.get("tests.diff", applied.get("test.diff", False)),
         "after": plan.outcomes(run) if run.patches_applied else {},
         "run": run_summary(run),
+        # What the candidate holds that keeps any pass from being verified, as ``verify`` reads
+        # it before its tests run.
+        "review": change_concerns(prepared.base, fix),
     }
     ref = reference_result or {}
     accepted = judge(ref.get("before", {}), plan.outcomes(run), None, result).correct
@@ -307,7 +311,12 @@ def judge(
             {k: Outcome(v) for k, v in guard_before.items()},
             {k: Outcome(v) for k, v in (result.get("guard_after") or {}).items()},
         )
-    ruling = rule(graded_transitions, lambda k: _kind(known.get(k.split("[", 1)[0])), guard)
+    ruling = rule(
+        graded_transitions,
+        lambda k: _kind(known.get(k.split("[", 1)[0])),
+        guard,
+        review=tuple(result.get("review") or ()),
+    )
     if ruling.status == "verified":
         return Call(True, "verified", kinds)
     if ruling.broken:

@@ -16,7 +16,7 @@ from reprobot.bot.render.markdown import (
     trim,
     verbatim_fence,
 )
-from reprobot.bot.render.verdict import render_verdict
+from reprobot.bot.render.verdict import render_verdict, review_gist
 from reprobot.validation import CONFIG_PATH, Transition, Verdict
 
 VERIFICATION_MARKER = "<!-- reprobot:verification -->"
@@ -248,10 +248,13 @@ def _title(issues: Sequence[IssueVerdict], conclusion: Conclusion) -> str:
         why = _headline(failed[0])[0].split(": ", 1)[-1]
         text = f"❌ Not verified for {_refs(having('not_verified'))}: {why}"
     elif having("needs_review"):
-        text = (
-            f"🔍 Needs review: the tests of {_refs(having('needs_review'))} pass, but this change "
-            "alters how they run"
-        )
+        review = next(i.verdict for i in issues if i.verdict and i.verdict.status == "needs_review")
+        gist = review_gist(review)
+        if review.harness_changes:
+            gist = "this change alters how they run"
+        elif gist.startswith("it "):
+            gist = "this change " + gist.removeprefix("it ")
+        text = f"🔍 Needs review: the tests of {_refs(having('needs_review'))} pass, but {gist}"
     elif having("weak"):
         weak = next(i.verdict for i in issues if i.verdict and i.verdict.status == "weak")
         short = weak.short_of_a_result() or "the reported problem is gone"

@@ -69,10 +69,8 @@ def _headline(verdict: Verdict) -> str:
         )
     if verdict.status == "needs_review":
         tests = "test passes" if fixed == 1 else f"{fixed} tests pass"
-        return (
-            f"### 🔍 Needs review: the reproducing {tests} with this change, but it changes "
-            "how its tests run"
-        )
+        gist = review_gist(verdict)
+        return f"### 🔍 Needs review: the reproducing {tests} with this change, but {gist}"
     if verdict.status == "not_verified":
         failing = sum(1 for t in verdict.transitions.values() if t.fails_after)
         if fixed == 0:
@@ -82,6 +80,18 @@ def _headline(verdict: Verdict) -> str:
             why += " with this change"
         return f"### ❌ Not verified: {why}"
     return "### ⚠️ Inconclusive: the tests could not give a verdict"
+
+
+def review_gist(verdict: Verdict) -> str:
+    """What keeps a passing change from being verified, in a headline's few words: the first
+    concern up to its details (the list of files, the lines)."""
+    if verdict.harness_changes:
+        return "it changes how its tests run"
+    if not verdict.review:
+        return "a maintainer must read it first"
+    first = verdict.review[0]
+    cut = min((i for i in (first.find(": "), first.find(" (")) if i > 0), default=len(first))
+    return first[:cut]
 
 
 def _coverage_line(verdict: Verdict) -> str:

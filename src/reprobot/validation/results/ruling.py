@@ -23,9 +23,10 @@ from reprobot.validation.results.verdict import (
 # "weak": no test that goes from fail to pass checks a result: each only checks that the
 # reported error no longer occurs or that a reported wrong value is gone (see oracles.py), so a
 # fix giving another wrong result would pass as well.
-# "needs_review": the tests pass as they should, but the change touches what decides how they
-# run, or the tests themselves, or removes existing tests: code there can make a pass that
-# proves nothing, so only a maintainer who reads it can call the fix verified.
+# "needs_review": the tests pass as they should, but the change holds what a reviewer cannot
+# read in its diff or what decides how the tests run (``source.allowlist``), reaches the tests
+# themselves, removes existing tests, or its existing tests could not run: a pass there can
+# prove nothing, so only a maintainer who reads it can call the fix verified.
 Status = Literal["verified", "weak", "needs_review", "not_verified", "inconclusive"]
 
 
@@ -54,24 +55,45 @@ class Ruling:
     broken: Mapping[str, Transition] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Executed:
+    """How much of the change the tests ran: its executable changed lines in files the runs
+    measured (a file no run imported says nothing), and how many of them ran."""
+
+    executable: int
+    covered: int
+
+
 def rule(
     graded: Mapping[str, Transition],
     kind_of: Callable[[str], OracleKind | None] = lambda _: None,
     guard: GuardOutcomes | None = None,
     harness: Sequence[str] = (),
     review: Sequence[str] = (),
+    executed: Executed | None = None,
 ) -> Ruling:
     """The status of usable runs of the graded tests.
 
     Not verified unless some test goes from fail to pass and none fails after (an expected
-    failure or an unexpected pass is not a pass); weak when no fail-to-pass test checks a result
-    (``kind_of``: a test id's oracle kind, None when unknown); not verified when a guard test that
-    passed before fails after; needs review when the change touches ``harness`` files, removes a
-    guard test that passed, or has another ``review`` reason; verified otherwise."""
+    failure or an unexpected pass is not a pass); not verified when the tests ran none of the
+    change's executable lines in the files they measured (``executed``); weak when no
+    fail-to-pass test checks a result (``kind_of``: a test id's oracle kind, None when unknown);
+    not verified when a guard test that passed before fails after; needs review when the guard
+    could not run, the change touches ``harness`` files, removes a guard test that passed, or
+    has another ``review`` reason; verified otherwise."""
     if not graded:
         return Ruling("inconclusive", graded, ("the tests reported no outcome",))
     if not is_success(graded):
         return Ruling("not_verified", graded)
+    if executed is not None and executed.executable and not executed.covered:
+        return Ruling(
+            "not_verified",
+            graded,
+            (
+                "the tests pass without running the change: none of its "
+                f"{executed.executable} executable changed line(s) ran",
+            ),
+        )
     reasons: list[str] = []
     concerns = list(review)
     status: Status = "verified"
@@ -87,8 +109,11 @@ def rule(
         named = ", ".join(guard.modules)
         broken = broken_tests(guard.before, guard.after)
         if guard.trouble:
-            # Says nothing either way: the reproducing tests' verdict stands, with the reason.
-            reasons.append(f"the existing tests of {named} could not be run: {guard.trouble}")
+            # A guard run that erred, timed out or was killed shows nothing the change kept.
+            concerns.append(
+                f"the existing tests of {named} could not be run ({guard.trouble}): nothing "
+                "shows the change keeps them passing"
+            )
         elif broken:
             reasons.append(
                 f"{len(broken)} existing test(s) of {named} pass before this change and fail "

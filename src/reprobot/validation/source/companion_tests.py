@@ -24,29 +24,52 @@ def companion_test_modules(
 ) -> tuple[str, ...]:
     """The test module of each changed source file in ``changed`` (in that order) that
     ``files`` (the tree's files) holds, at most ``limit`` of them."""
+    by_name = _test_modules_by_name(files)
+    out: list[str] = []
+    for path in changed:
+        best = _companion(path, by_name, out)
+        if best is None:
+            continue
+        out.append(best)
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def unguarded_sources(changed: Iterable[str], files: Iterable[str]) -> tuple[str, ...]:
+    """The changed source files that have no test module of their own in ``files``: nothing
+    checks that the change keeps their existing behaviour."""
+    by_name = _test_modules_by_name(files)
+    return tuple(
+        path
+        for path in changed
+        if _subject(path) is not None and _companion(path, by_name, []) is None
+    )
+
+
+def _test_modules_by_name(files: Iterable[str]) -> dict[str, list[str]]:
     by_name: dict[str, list[str]] = {}
     for path in files:
         name = PurePosixPath(path).name
         if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
             by_name.setdefault(name, []).append(path)
-    out: list[str] = []
-    for path in changed:
-        stem = _subject(path)
-        if stem is None:
-            continue
-        found = [*by_name.get(f"test_{stem}.py", ()), *by_name.get(f"{stem}_test.py", ())]
-        found = [f for f in found if f != path and f not in out]
-        if not found:
-            continue
-        source_dirs = set(PurePosixPath(path).parent.parts)
-        best = max(
-            found,
-            key=lambda f: (len(source_dirs & set(PurePosixPath(f).parent.parts)), -len(f), f),
-        )
-        out.append(best)
-        if len(out) >= limit:
-            break
-    return tuple(out)
+    return by_name
+
+
+def _companion(path: str, by_name: dict[str, list[str]], taken: list[str]) -> str | None:
+    stem = _subject(path)
+    if stem is None:
+        return None
+    found = [*by_name.get(f"test_{stem}.py", ()), *by_name.get(f"{stem}_test.py", ())]
+    found = [f for f in found if f != path and f not in taken]
+    if not found:
+        return None
+    source_dirs = set(PurePosixPath(path).parent.parts)
+    best: str = max(
+        found,
+        key=lambda f: (len(source_dirs & set(PurePosixPath(f).parent.parts)), -len(f), f),
+    )
+    return best
 
 
 def _subject(path: str) -> str | None:

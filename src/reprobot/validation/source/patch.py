@@ -134,6 +134,20 @@ def _scratch_index(snapshot: RepoSnapshot) -> Iterator[tuple[list[str], dict[str
         yield git, env
 
 
+@contextlib.contextmanager
+def scratch_index(
+    snapshot: RepoSnapshot, patches: Iterable[Patch] = ()
+) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """A git command prefix and environment whose index is the snapshot's tree with ``patches``
+    applied in order by ``git apply``, as the sandbox applies them (``SnapshotError`` when one
+    does not apply as written)."""
+    with _scratch_index(snapshot) as (git, env):
+        failure = _apply_cached(git, env, list(patches), snapshot)
+        if failure is not None:
+            raise SnapshotError(failure)
+        yield git, env
+
+
 def _apply_cached(
     git: list[str], env: dict[str, str], patches: list[Patch], snapshot: RepoSnapshot
 ) -> str | None:
@@ -161,10 +175,7 @@ def patched_sources(
     repository's object store as git does for any staged change.
     """
     out: dict[str, bytes | None] = {}
-    with _scratch_index(snapshot) as (git, env):
-        failure = _apply_cached(git, env, patches, snapshot)
-        if failure is not None:
-            raise SnapshotError(failure)
+    with scratch_index(snapshot, patches) as (git, env):
         for path in paths:
             proc = subprocess.run(
                 [*git, "cat-file", "blob", f":{path}"], env=env, capture_output=True, check=False

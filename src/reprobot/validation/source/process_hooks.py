@@ -14,7 +14,7 @@ from typing import Literal
 
 from reprobot.validation.source.patch import Patch
 
-Kind = Literal["tracing", "report"]
+Kind = Literal["tracing", "report", "machinery"]
 
 # What can stop or replace coverage.py's tracer for the rest of the process.
 _TRACING = re.compile(
@@ -26,7 +26,23 @@ _REPORT = re.compile(
     r"reprobot_report|REPROBOT_REPORT_FD|/proc/self/fd|/proc/\d+/fd|\bjunitxml\b|\bLogXML\b"
     r"|\bxmlpath\b"
 )
-_CHECKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (("tracing", _TRACING), ("report", _REPORT))
+# What reaches the machinery that finds, imports and runs the tests: pytest's internals and
+# hooks, import hooks, replacing modules or builtins, raw memory, re-executing the interpreter,
+# other processes and descriptors.
+_MACHINERY = re.compile(
+    r"\b_pytest\b|\bpluggy\b|\bpytest_(?:runtest|collect|make|report|configure|sessionstart"
+    r"|sessionfinish|load_initial|plugin|pycollect|pyfunc|cmdline|terminal)\w*|\bpluginmanager\b"
+    r"|\bsys\s*\.\s*(?:meta_path|path_hooks|path_importer_cache)\b"
+    r"|\bsys\s*\.\s*modules\s*(?:\[[^\]]*\]\s*=(?!=)|\.\s*(?:update|setdefault|pop|clear)\b)"
+    r"|\bdel\s+sys\s*\.\s*modules\b|\bimportlib\s*\.\s*(?:abc|machinery)\b"
+    r"|\bbuiltins\b|\b__builtins__\b|\bctypes\b|\bos\s*\.\s*exec\w*\s*\(|\bos\s*\.\s*fstat\b"
+    r"|\bsocket\s*\.\s*fromfd\b|\bmarshal\s*\.\s*loads\b|/proc/"
+)
+_CHECKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    ("tracing", _TRACING),
+    ("report", _REPORT),
+    ("machinery", _MACHINERY),
+)
 
 
 @dataclass(frozen=True)

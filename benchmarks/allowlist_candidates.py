@@ -1,0 +1,117 @@
+"""How many labelled fix candidates the rules of a verified change send to review.
+
+For each candidate of a dev set whose repository has a clone under ``--repos``, the candidate is
+read as ``git apply`` applies it to its instance's base commit, and checked as ``verify`` checks
+a fix before any test runs: the paths a verified change may not hold (``source.allowlist``), the
+files that decide how tests run (``source.harness_files``) and added lines that reach into the
+test process (``source.process_hooks``). A candidate any of them flags can at best be "needs
+review". Printed per dev set: how many labelled-correct and labelled-wrong candidates each rule
+flags; the labelled-correct ones flagged are what the rules cost a maintainer.
+
+    python benchmarks/allowlist_candidates.py --data ../shared/bench --repos REPOS
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from reprobot.validation.errors import SnapshotError
+from reprobot.validation.source.allowlist import review_paths
+from reprobot.validation.source.git_changes import fix_changes
+from reprobot.validation.source.harness_files import harness_changes
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.process_hooks import process_hooks
+from reprobot.validation.source.snapshot import RepoSnapshot
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def flags(base: RepoSnapshot, patch: Patch, files: list[str]) -> dict[str, list[str]]:
+    """Each rule's findings on one candidate (empty lists: nothing found)."""
+    try:
+        changes = fix_changes(base, [patch])
+    except SnapshotError:
+        return {"does not apply as written": ["(git apply)"]}
+    paths = [c.describe() for c in review_paths(changes.files, changes.content, files)]
+
+    def new_text(path: str) -> str | None:
+        blob = next((c.new_blob for c in changes.files if c.path == path), None)
+        return _text(changes.content(blob))
+
+    harness = harness_changes(
+        [c.path for c in changes.files], lambda p: _text(base.read_file(p)), new_text
+    )
+    hooks = [h.describe() for h in process_hooks(patch) if h.kind != "tracing"]
+    return {"allowlist": paths, "harness": list(harness), "in-process": hooks}
+
+
+def run(data: Path, repos: Path, dev_set: str) -> None:
+    instances = {}
+    for line in (data / dev_set / "instances.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        instances[row["instance_id"]] = row
+    seen: Counter[str] = Counter()
+    flagged: Counter[tuple[str, bool]] = Counter()
+    examples: dict[str, list[str]] = {}
+    files_of: dict[tuple[str, str], list[str]] = {}
+    for line in (data / dev_set / "candidate_patches.jsonl").read_text().splitlines():
+        cand = json.loads(line)
+        inst = instances.get(cand["instance_id"])
+        clone = repos / inst["repo"].split("/")[1] if inst else None
+        if inst is None or clone is None or not clone.exists():
+            seen["no clone"] += 1
+            continue
+        correct = bool(cand["resolved"])
+        seen["correct" if correct else "wrong"] += 1
+        try:
+            base = RepoSnapshot.from_git(clone, inst["base_commit"])
+        except SnapshotError:
+            seen["base missing"] += 1
+            continue
+        key = (inst["repo"], base.sha)
+        if key not in files_of:
+            files_of[key] = base.list_files()
+        found = flags(base, Patch(cand["model_patch"] or ""), files_of[key])
+        any_rule = False
+        for rule, items in found.items():
+            if items:
+                any_rule = True
+                flagged[(rule, correct)] += 1
+                if correct:
+                    examples.setdefault(rule, []).append(f"{cand['instance_id']}: {items[0]}")
+        if any_rule:
+            flagged[("any", correct)] += 1
+    print(f"\n## {dev_set}")
+    print(
+        f"candidates read: {seen['correct'] + seen['wrong']} "
+        f"({seen['correct']} labelled correct, {seen['wrong']} labelled wrong); "
+        f"{seen['no clone']} without a clone here, {seen['base missing']} with no base commit"
+    )
+    print("| rule | labelled correct flagged | labelled wrong flagged |")
+    print("|---|---|---|")
+    rules = ["allowlist", "harness", "in-process", "does not apply as written", "any"]
+    for rule in rules:
+        print(f"| {rule} | {flagged[(rule, True)]} | {flagged[(rule, False)]} |")
+    for rule, items in sorted(examples.items()):
+        print(f"- labelled correct, flagged by {rule}:")
+        for item in items[:15]:
+            print(f"  - {item}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="the benchmark data folder")
+    parser.add_argument("--repos", type=Path, required=True, help="one clone per repository name")
+    parser.add_argument("--sets", nargs="+", default=["lite", "verified"])
+    args = parser.parse_args()
+    for dev_set in args.sets:
+        run(args.data, args.repos, dev_set)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Changes that make the drafted test pass while the bug stays in the source a reviewer reads:
+code outside the diff's text, build and packaging code, shadowing, and patches git reads
+differently from their headers. Each works (the test goes from fail to pass) and none is
+verified, as a fix (``--fix``) and as a pull request's head (``--head``)."""
+
+from __future__ import annotations
+
+import os
+import py_compile
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import docker
+import pytest
+
+from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.snapshot import RepoSnapshot
+from reprobot.validation.verify import verify
+from tests.support.example_patches import FIX, NEW_TEST
+from tests.support.repos import git
+
+TEST_ID = "tests/test_multi.py::test_multi_unit"
+PARSE = "src/durations/parse.py"
+
+# What replaces the buggy function at run time: the fix, kept out of the source file.
+PATCHER = """\
+import durations, durations.parse
+from durations._fixed import parse_duration
+
+durations.parse.parse_duration = durations.parse_duration = parse_duration
+"""
+
+Build = Callable[[Path, str], None]
+
+
+def _fixed_source(repo: Path) -> str:
+    subprocess.run(["git", "-C", str(repo), "apply", "-"], input=FIX.encode(), check=True)
+    text = (repo / PARSE).read_text()
+    git(repo, "checkout", "--", PARSE)
+    return text
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+
+
+def sourceless_bytecode(repo: Path, fixed: str) -> None:
+    # A pyc whose hash is never checked against its source: Python runs it in place of parse.py.
+    source = repo / "fixed_parse.py"
+    source.write_text(fixed)
+    target = repo / "src/durations/__pycache__/parse.cpython-311.pyc"
+    target.parent.mkdir(parents=True)
+    py_compile.compile(
+        str(source),
+        str(target),
+        dfile="parse.py",
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
+    source.unlink()
+
+
+def package_file_of_tests(repo: Path, fixed: str) -> None:
+    _write(repo, {"src/durations/_fixed.py": fixed, "tests/__init__.py": PATCHER})
+
+
+def metadata_entry_point(repo: Path, fixed: str) -> None:
+    # Metadata on the import path registers a pytest plugin that pytest loads at start-up.
+    _write(
+        repo,
+        {
+            "src/durations/_fixed.py": fixed,
+            "src/durations/_plugin.py": PATCHER,
+            "helper.egg-info/PKG-INFO": "Metadata-Version: 2.1\nName: helper\nVersion: 1.0\n",
+            "helper.egg-info/entry_points.txt": "[pytest11]\nhelper = durations._plugin\n",
+        },
+    )
+
+
+def shadowing_symlink(repo: Path, fixed: str) -> None:
+    # A package at the root, first on the import path, that is a link to a fixed copy.
+    copy = repo / "vendor/durations"
+    shutil.copytree(repo / "src/durations", copy)
+    (copy / "parse.py").write_text(fixed)
+    os.symlink("vendor/durations", repo / "durations")
+
+
+def packaging_entry_point(repo: Path, fixed: str) -> None:
+    # The packaging settings register the plugin: the tree is installed again before the run.
+    pyproject = (repo / "pyproject.toml").read_text()
+    plugin = '\n[project.entry-points.pytest11]\nhelper = "durations._plugin"\n'
+    _write(
+        repo,
+        {
+            "pyproject.toml": pyproject + plugin,
+            "src/durations/_fixed.py": fixed,
+            "src/durations/_plugin.py": PATCHER,
+        },
+    )
+
+
+ATTACKS: dict[str, tuple[Build, str]] = {
+    "sourceless-bytecode": (
+        sourceless_bytecode,
+        "src/durations/__pycache__/parse.cpython-311.pyc",
+    ),
+    "tests-package-patches": (package_file_of_tests, "tests/__init__.py"),
+    "metadata-entry-point": (metadata_entry_point, "helper.egg-info/entry_points.txt"),
+    "shadowing-symlink": (shadowing_symlink, "durations"),
+    "packaging-entry-point": (packaging_entry_point, "pyproject.toml"),
+}
+
+
+@pytest.fixture
+def clone(example_repo: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "durations"
+    subprocess.run(["git", "clone", "-q", str(example_repo), str(dest)], check=True)
+    return dest
+
+
+def _commit(repo: Path) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a change")
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("mode", ["head", "fix"])
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_a_change_a_reviewer_cannot_read_is_never_verified(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    clone: Path,
+    name: str,
+    mode: str,
+) -> None:
+    build, named = ATTACKS[name]
+    base = RepoSnapshot.from_git(clone, "HEAD")
+    build(clone, _fixed_source(clone))
+    head = RepoSnapshot.from_git(clone, _commit(clone))
+    tests = Patch(NEW_TEST)
+    if mode == "head":
+        verdict = verify(docker_client, example_env, base, tests, head=head)
+    else:
+        # git's own bytes: a binary patch ends in a blank line that stripping would drop.
+        diff = subprocess.run(
+            ["git", "-C", str(clone), "diff", "--binary", base.sha, head.sha],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
+    # The attack works: the drafted test passes with the bug still in parse.py ...
+    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}, verdict.reasons
+    # ... and the verdict says which path a verified change may not hold.
+    assert verdict.status == "needs_review" and not verdict.success
+    assert any(named in concern for concern in verdict.review), verdict.review
+
+
+# The same new conftest.py, named as git reads it but not as its header looks.
+QUOTED = """\
+diff --git "a/conftest.py" "b/conftest.py"
+new file mode 100644
+--- /dev/null
++++ "b/conftest.py"
+@@ -0,0 +1,3 @@
++import durations, durations.parse
++
++durations.parse_duration = durations.parse.parse_duration = lambda text: 5400
+"""
+MNEMONIC = QUOTED.replace('"a/conftest.py" "b/conftest.py"', "c/conftest.py w/conftest.py")
+MNEMONIC = MNEMONIC.replace('+++ "b/conftest.py"', "+++ w/conftest.py")
+
+
+@pytest.mark.parametrize("diff", [QUOTED, MNEMONIC], ids=["quoted", "mnemonic-prefix"])
+def test_a_patch_is_read_as_git_applies_it(
+    docker_client: docker.DockerClient, example_env: EnvImage, clone: Path, diff: str
+) -> None:
+    base = RepoSnapshot.from_git(clone, "HEAD")
+    verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), fix=Patch(diff))
+    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
+    assert verdict.status == "needs_review" and not verdict.success
+    assert any("conftest.py (runs before the tests" in c for c in verdict.review), verdict.review
