@@ -255,11 +255,18 @@ def verify(
     if head is not None:
         fix = diff_between(base, head)
     assert fix is not None
+    whole = fix
+    committed = holds_the_tests(base, tests, fix, head)
+    if committed:
+        # The change commits the drafted tests as drafted: they run as it holds them, and only
+        # the rest of it is the fix whose lines are measured.
+        fix = fix.without_files(tests.files)
     # Change coverage reads the fix's files only, so only they are measured.
     measured = fix.python_paths
     # The tests go last on the fixed side, as over a pull request's head: a fix cannot rewrite
     # them.
-    fixed_side = Side(head, [tests]) if head is not None else Side(base, [fix, tests])
+    applied = [] if committed else [tests]
+    fixed_side = Side(head, applied) if head is not None else Side(base, [whole, *applied])
     main = run_pair(
         client,
         env,
@@ -288,18 +295,18 @@ def verify(
             return _patched_or_empty(base, fixed, [path]).get(path)
 
     harness = harness_changes(
-        fix.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
+        whole.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
     )
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
-    hooks = process_hooks(fix)
-    review = integrity_concerns(base, tests, fix, after)
-    review += change_concerns(base, fix, head, skip=harness, hooks=hooks)
+    hooks = process_hooks(whole)
+    review = integrity_concerns(base, tests, fix, after, applied_last=not committed)
+    review += change_concerns(base, whole, head, skip=harness, hooks=hooks)
     verdict = grade(*args, test_ids, harness, oracles, review=review)
     own = set(test_modules(tests))
     modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
     if guard and modules and verdict.status in ("verified", "weak", "needs_review"):
-        guard_side = Side(head) if head is not None else Side(base, [fix])
+        guard_side = Side(head) if head is not None else Side(base, [whole])
         pair = run_pair(
             client, env, Side(base), guard_side, modules, limits=limits, at_once=at_once
         )
@@ -373,9 +380,29 @@ def contents_concerns(
     return [describe(found)] if found else []
 
 
-def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun) -> list[str]:
+def holds_the_tests(
+    base: RepoSnapshot, tests: Patch, fix: Patch, head: RepoSnapshot | None = None
+) -> bool:
+    """Whether the change holds the drafted tests exactly as drafted (a pull request that
+    commits them): every file of ``tests`` has the same content with the change."""
+    files = list(tests.files)
+    if not files or not set(files) <= set(fix.files):
+        return False
+    try:
+        drafted = patched_sources(base, [tests], files)
+        if head is not None:
+            return drafted == {p: head.read_file(p) for p in files}
+        return drafted == patched_sources(base, [fix], files)
+    except SnapshotError:
+        return False
+
+
+def integrity_concerns(
+    base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun, applied_last: bool = True
+) -> list[str]:
     """Ways the fix reaches the reproducing tests themselves (``test_integrity``; ``after`` is
-    the run with the tests applied over the fix), in words."""
+    the run with the tests applied over the fix, unless ``applied_last`` is false: the change
+    held them as drafted), in words."""
     concerns = []
     edited = edited_test_files(fix, tests)
     if edited:
@@ -394,7 +421,7 @@ def integrity_concerns(base: RepoSnapshot, tests: Patch, fix: Patch, after: Test
             f"it adds {', '.join(shadows)}, which the reproducing tests would import in place "
             "of the project's own module"
         )
-    applied = after.patches[-1] if after.patches else None
+    applied = after.patches[-1] if after.patches and applied_last else None
     if applied is not None and applied.applied and applied.method != "git apply":
         concerns.append(
             f"the reproducing tests applied over it only with fuzzy context ({applied.method}): "

@@ -70,13 +70,17 @@ def test_files_that_always_run_first(path: str) -> None:
             True,
         ),
         ("tox.ini", "[tox]\nenvlist = py\n", "[tox]\nenvlist = py311\n", False),
+        # A new file that configures nothing of pytest's (a linter's settings) is no file.
+        ("setup.cfg", None, "[flake8]\nmax-line-length = 100\n", False),
+        ("pyproject.toml", None, "[tool.ruff]\nline-length = 100\n", False),
+        ("setup.cfg", None, "[tool:pytest]\naddopts = -p evil\n", True),
         ("setup.py", "setup(name='w')\n", "setup(name='w', version='2')\n", False),
         ("setup.py", "setup()\n", "setup(entry_points={'pytest11': ['e = w.e']})\n", True),
         ("src/w/core.py", "a = 1\n", "a = 2\n", False),
     ],
 )
 def test_configuration_counts_only_when_its_pytest_part_changes(
-    path: str, old: str, new: str, changed: bool
+    path: str, old: str | None, new: str, changed: bool
 ) -> None:
     assert changes_how_tests_run(path, old, new) is changed
 

@@ -60,9 +60,10 @@ def _pytest_part(name: str, text: str | None) -> Any:
     """The part of a configuration file that configures pytest, comparable across versions."""
     if text is None:
         return None
-    if name == "pyproject.toml":
-        return _pytest_part_of_pyproject(text)
-    return _pytest_part_of_ini(text)
+    toml = name == "pyproject.toml"
+    part = _pytest_part_of_pyproject(text) if toml else _pytest_part_of_ini(text)
+    # A file that configures nothing of pytest's is as good as no file.
+    return part if any(part.values() if isinstance(part, dict) else part) else None
 
 
 def changes_how_tests_run(path: str, old_text: str | None, new_text: str | None) -> bool:
