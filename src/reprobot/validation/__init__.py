@@ -8,6 +8,7 @@ container runs) and ``results`` (outcomes, coverage, oracles, grading).
 
 from __future__ import annotations
 
+from reprobot.validation.concerns import change_concerns
 from reprobot.validation.env.base_image import DEBIAN_SUITES, ensure_base_image
 from reprobot.validation.env.detect import (
     CONFIG_PATH,
@@ -60,7 +61,7 @@ from reprobot.validation.source.patch import (
 from reprobot.validation.source.python_text import UNPARSABLE, UNREADABLE
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.source.workspace import clone_url, is_url
-from reprobot.validation.verify import Verdict, change_concerns, read_oracles, verify
+from reprobot.validation.verify import Verdict, read_oracles, verify
 
 __all__ = [
     "CONFIG_PATH",

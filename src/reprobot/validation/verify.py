@@ -10,6 +10,13 @@ from typing import Any
 import docker
 
 from reprobot.progress import SILENT, Progress
+from reprobot.validation.concerns import (
+    change_concerns,
+    holds_the_tests,
+    integrity_concerns,
+    too_large,
+    unguarded_reason,
+)
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.results.oracles import (
@@ -31,14 +38,11 @@ from reprobot.validation.results.verdict import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import Side, run_pair
-from reprobot.validation.source.allowlist import PathConcern, describe, review_paths
 from reprobot.validation.source.companion_tests import companion_test_modules, unguarded_sources
-from reprobot.validation.source.git_changes import ChangeSet, fix_changes, head_changes
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules
-from reprobot.validation.source.process_hooks import Hook, process_hooks
+from reprobot.validation.source.process_hooks import process_hooks
 from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.source.test_integrity import edited_test_files, shadowing_files
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class Verdict:
     # The project's existing test modules for the files the fix changes, run before and after it;
     # those that broke are among ``transitions`` (P->F, P->E).
     guard_modules: tuple[str, ...] = ()
+    # False when the change was too large to read line by line: no change coverage was measured.
+    measured: bool = True
 
     def oracle(self, test_id: str) -> Oracle | None:
         return oracle_of(test_id, self.oracles)
@@ -152,6 +158,7 @@ def grade(
     oracles: Mapping[str, Oracle] | None = None,
     guard: GuardRuns | None = None,
     review: Sequence[str] = (),
+    measure: bool = True,
 ) -> Verdict:
     """Turn the two runs into a verdict (pure: no Docker, no git). With ``oracles`` (test id to
     what it checks), a success whose fail-to-pass tests check no result is "weak"; with
@@ -163,8 +170,12 @@ def grade(
     # A module that failed to collect on one side only shows up as its file id; keep test ids.
     if test_ids is None:
         graded = {k: v for k, v in graded.items() if "::" in k} or graded
-    coverage = change_coverage(
-        changed_lines(fix), old_sources, new_sources, before.coverage, after.coverage
+    coverage = (
+        change_coverage(
+            changed_lines(fix), old_sources, new_sources, before.coverage, after.coverage
+        )
+        if measure
+        else ChangeCoverage(files=())
     )
     reasons = _problems(before, "before the fix") + _problems(after, "after the fix")
     if not before.patches_applied or not after.patches_applied or before.error or after.error:
@@ -197,6 +208,7 @@ def grade(
         review=concerns,
         oracles=dict(oracles or {}),
         guard_modules=guard.modules if guard is not None else (),
+        measured=measure,
     )
 
 
@@ -256,13 +268,16 @@ def verify(
         fix = diff_between(base, head)
     assert fix is not None
     whole = fix
-    committed = holds_the_tests(base, tests, fix, head)
+    # A diff too large to read line by line is run, and needs review whatever its tests say;
+    # nothing of it is parsed (``concerns.too_large``).
+    large = too_large(whole)
+    committed = not large and holds_the_tests(base, tests, fix, head)
     if committed:
         # The change commits the drafted tests as drafted: they run as it holds them, and only
         # the rest of it is the fix whose lines are measured.
         fix = fix.without_files(tests.files)
     # Change coverage reads the fix's files only, so only they are measured.
-    measured = fix.python_paths
+    measured = () if large else fix.python_paths
     # The tests go last on the fixed side, as over a pull request's head: a fix cannot rewrite
     # them.
     applied = [] if committed else [tests]
@@ -273,7 +288,7 @@ def verify(
         Side(base, [tests]),
         fixed_side,
         selection,
-        coverage=True,
+        coverage=not large,
         coverage_files=measured,
         limits=limits,
         at_once=at_once,
@@ -281,7 +296,7 @@ def verify(
     before, after = main.before, main.after
     _told(progress, "before the fix", before)
     _told(progress, "after the fix", after)
-    changes = changed_lines(fix)
+    changes = {} if large else changed_lines(fix)
     old_paths = [c.old_path for c in changes.values() if c.old_path]
     old_sources = {p: base.read_file(p) for p in old_paths}
     if head is not None:
@@ -294,17 +309,22 @@ def verify(
         def new_file(path: str) -> bytes | None:
             return _patched_or_empty(base, fixed, [path]).get(path)
 
-    harness = harness_changes(
-        whole.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
+    harness = (
+        ()
+        if large
+        else harness_changes(
+            whole.files, lambda p: _text(base.read_file(p)), lambda p: _text(new_file(p))
+        )
     )
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
-    hooks = process_hooks(whole)
-    review = integrity_concerns(base, tests, fix, after, applied_last=not committed)
+    hooks = () if large else process_hooks(whole)
+    review = [] if large else integrity_concerns(base, tests, fix, after, not committed)
     review += change_concerns(base, whole, head, skip=harness, hooks=hooks)
-    verdict = grade(*args, test_ids, harness, oracles, review=review)
+    verdict = grade(*args, test_ids, harness, oracles, review=review, measure=not large)
     own = set(test_modules(tests))
-    modules = companion_test_modules(fix.files, [f for f in base.list_files() if f not in own])
+    files = [f for f in base.list_files() if f not in own]
+    modules = () if large else companion_test_modules(fix.files, files)
     if guard and modules and verdict.status in ("verified", "weak", "needs_review"):
         guard_side = Side(head) if head is not None else Side(base, [whole])
         pair = run_pair(
@@ -314,120 +334,12 @@ def verify(
         _told(progress, "of the existing tests before the fix", guard_before)
         _told(progress, "of the existing tests after the fix", guard_after)
         guard_runs = GuardRuns(modules, guard_before, guard_after)
-        verdict = grade(*args, test_ids, harness, oracles, guard_runs, review)
+        verdict = grade(*args, test_ids, harness, oracles, guard_runs, review, measure=not large)
     tracing = tuple(h.describe() for h in hooks if h.kind == "tracing")
-    unguarded = unguarded_sources(fix.python_paths, base.list_files())
+    unguarded = () if large else unguarded_sources(fix.python_paths, files)
     if unguarded and verdict.status in ("verified", "weak", "needs_review"):
-        verdict = replace(verdict, reasons=(*verdict.reasons, _unguarded_reason(unguarded)))
+        verdict = replace(verdict, reasons=(*verdict.reasons, unguarded_reason(unguarded)))
     return replace(verdict, tracing=tracing)
-
-
-def _unguarded_reason(paths: Sequence[str]) -> str:
-    named = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    return (
-        f"no existing test module of {named} was found: nothing checked that the change keeps "
-        "what it did before"
-    )
-
-
-def change_concerns(
-    base: RepoSnapshot,
-    fix: Patch,
-    head: RepoSnapshot | None = None,
-    skip: Sequence[str] = (),
-    hooks: Sequence[Hook] | None = None,
-) -> list[str]:
-    """What the change itself holds that keeps a pass of any tests from being verified, known
-    before a test runs: code reaching into the test process (``process_hooks``), and paths a
-    verified change may not hold (``contents_concerns``; ``skip``: paths said elsewhere)."""
-    found = process_hooks(fix) if hooks is None else hooks
-    concerns = []
-    for kind, what in (
-        ("report", "the machinery reporting the tests' outcomes"),
-        (
-            "machinery",
-            "what imports and runs the tests (pytest's internals, import hooks, the module "
-            "table, builtins, raw memory)",
-        ),
-    ):
-        reaching = [h for h in found if h.kind == kind]
-        if reaching:
-            where = ", ".join(h.describe() for h in reaching[:3])
-            concerns.append(f"it adds code that reaches into {what}: {where}")
-    return concerns + contents_concerns(base, fix, head, skip)
-
-
-def contents_concerns(
-    base: RepoSnapshot, fix: Patch, head: RepoSnapshot | None, skip: Sequence[str] = ()
-) -> list[str]:
-    """What the change holds that a verified change may not (``source.allowlist``), read as git
-    reads it: the head's commits, or the fix as ``git apply`` applies it. Paths in ``skip`` are
-    said elsewhere."""
-    try:
-        changes: ChangeSet = (
-            head_changes(base, head) if head is not None else fix_changes(base, [fix])
-        )
-    except SnapshotError as exc:
-        return [
-            "git does not apply it as written, so what its files hold cannot be read as they "
-            f"run ({str(exc)[:300]})"
-        ]
-    found: list[PathConcern] = [
-        c
-        for c in review_paths(changes.files, changes.content, base.list_files())
-        if c.path not in skip
-    ]
-    return [describe(found)] if found else []
-
-
-def holds_the_tests(
-    base: RepoSnapshot, tests: Patch, fix: Patch, head: RepoSnapshot | None = None
-) -> bool:
-    """Whether the change holds the drafted tests exactly as drafted (a pull request that
-    commits them): every file of ``tests`` has the same content with the change."""
-    files = list(tests.files)
-    if not files or not set(files) <= set(fix.files):
-        return False
-    try:
-        drafted = patched_sources(base, [tests], files)
-        if head is not None:
-            return drafted == {p: head.read_file(p) for p in files}
-        return drafted == patched_sources(base, [fix], files)
-    except SnapshotError:
-        return False
-
-
-def integrity_concerns(
-    base: RepoSnapshot, tests: Patch, fix: Patch, after: TestRun, applied_last: bool = True
-) -> list[str]:
-    """Ways the fix reaches the reproducing tests themselves (``test_integrity``; ``after`` is
-    the run with the tests applied over the fix, unless ``applied_last`` is false: the change
-    held them as drafted), in words."""
-    concerns = []
-    edited = edited_test_files(fix, tests)
-    if edited:
-        concerns.append(
-            f"it also edits {', '.join(edited)}, which holds the reproducing tests: the tests "
-            "that ran may not be the ones drafted"
-        )
-    test_files = [f for f in tests.files if f.endswith(".py")]
-    try:
-        sources = patched_sources(base, [tests], test_files)
-    except SnapshotError:
-        sources = {}
-    shadows = shadowing_files(fix, sources, base.list_files())
-    if shadows:
-        concerns.append(
-            f"it adds {', '.join(shadows)}, which the reproducing tests would import in place "
-            "of the project's own module"
-        )
-    applied = after.patches[-1] if after.patches and applied_last else None
-    if applied is not None and applied.applied and applied.method != "git apply":
-        concerns.append(
-            f"the reproducing tests applied over it only with fuzzy context ({applied.method}): "
-            "they may not run as drafted"
-        )
-    return concerns
 
 
 def read_oracles(base: RepoSnapshot, tests: Patch) -> dict[str, Oracle]:

@@ -227,8 +227,45 @@ def test_cannot_reach_the_runners_folder():
         os.listdir("/work/.result")
     with pytest.raises(PermissionError):
         open("/work/.result/report.jsonl", "ab")
+    plugins = [n for n in os.listdir("/work/.runner/plugin") if n.startswith("reprobot_report_")]
+    assert len(plugins) == 1
     with pytest.raises(PermissionError):
-        open("/work/.runner/plugin/reprobot_report.py", "ab")
+        open("/work/.runner/plugin/" + plugins[0], "ab")
+
+
+# pytest's own process: what it starts can neither trace it nor read its memory or environment.
+REACH_PARENT = (
+    "import ctypes, os\\n"
+    "pid = os.getppid()\\n"
+    "found = []\\n"
+    "for name in ('mem', 'environ'):\\n"
+    "    try:\\n"
+    "        open('/proc/%d/%s' % (pid, name), 'rb').close()\\n"
+    "        found.append(name)\\n"
+    "    except OSError:\\n"
+    "        pass\\n"
+    "if ctypes.CDLL(None, use_errno=True).ptrace(PTRACE_ATTACH, pid, None, None) != -1:\\n"
+    "    found.append('ptrace')\\n"
+)
+
+
+def test_pytest_is_out_of_reach_of_a_program_it_starts():
+    import subprocess, sys
+    code = "PTRACE_ATTACH = 16\\n" + REACH_PARENT + "raise SystemExit(' '.join(found) or None)\\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_pytest_is_out_of_reach_of_a_fork():
+    pid = os.fork()
+    if pid == 0:
+        scope = {"PTRACE_ATTACH": PTRACE_ATTACH, "found": ["unfinished"]}
+        try:
+            exec(REACH_PARENT, scope)
+        finally:
+            os._exit(len(scope["found"]))
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
 """
 
 
@@ -240,7 +277,7 @@ def test_the_runner_is_out_of_the_tests_reach(
     result = attack(docker_client, tiny_env, snapshot, ["tests/test_reach.py"], limits)
     run = result.run
     assert run.error is None, run.log_excerpt[-3000:]
-    assert len(run.outcomes) == 6 + 6 + 2 + 1
+    assert len(run.outcomes) == 6 + 6 + 2 + 1 + 2
     failed = {k: run.failures.get(k, v.value) for k, v in run.outcomes.items() if not v.is_pass}
     assert not failed, failed
 

@@ -26,6 +26,8 @@ from tests.support.sandbox_attack import Snap, assert_all_passed, attack
 SECRETS_TEST = """\
 import base64
 import os
+import subprocess
+import sys
 
 # Encoded, so that this file itself does not hold what it looks for.
 NEEDLES = [base64.b64decode(n).decode() for n in {needles!r}]
@@ -41,7 +43,12 @@ def _read(path):
 
 def _haystacks():
     yield "os.environ", "\\n".join("%s=%s" % kv for kv in os.environ.items())
-    for path in ("/proc/1/environ", "/proc/self/environ", "/proc/1/cmdline", "/proc/mounts",
+    # pytest's own process is not dumpable, so its /proc/self/environ is closed even to itself:
+    # a program it starts reads its own, which it inherited.
+    own = "import sys; sys.stdout.buffer.write(open('/proc/self/environ', 'rb').read())"
+    child = subprocess.run([sys.executable, "-c", own], capture_output=True)
+    yield "/proc/self/environ", child.stdout.decode("utf-8", "replace")
+    for path in ("/proc/1/environ", "/proc/1/cmdline", "/proc/mounts",
                  "/proc/self/mountinfo", "/etc/hosts", "/etc/hostname", "/etc/resolv.conf"):
         text = _read(path)
         if text is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from reprobot.bot.render.verdict import render_verdict
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -184,3 +185,26 @@ def test_a_patch_is_read_as_git_applies_it(
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
     assert verdict.status == "needs_review" and not verdict.success
     assert any("conftest.py (runs before the tests" in c for c in verdict.review), verdict.review
+
+
+def test_a_diff_too_large_to_read_is_run_but_never_verified(
+    docker_client: docker.DockerClient, example_env: EnvImage, clone: Path
+) -> None:
+    # A real fix hidden in more than a reviewer reads: the host does not parse it line by line
+    # (benchmarks/hostile_diff.py measures what that saves) and the verdict says why.
+    base = RepoSnapshot.from_git(clone, "HEAD")
+    subprocess.run(["git", "-C", str(clone), "apply", "-"], input=FIX.encode(), check=True)
+    filler = "".join(f"value_{n} = {n}\n" for n in range(80_000))
+    _write(clone, {"src/durations/generated.py": filler})
+    head = RepoSnapshot.from_git(clone, _commit(clone))
+    verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), head=head)
+    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
+    assert verdict.status == "needs_review" and not verdict.success
+    assert verdict.review[0].startswith("it is a 1.")
+    assert "MB diff, more than a reviewer reads" in verdict.review[0]
+    assert verdict.change_coverage.files == () and not verdict.measured
+    comment = render_verdict(verdict)
+    assert "### 🔍 Needs review: the reproducing test passes with this change, but it is a 1." in (
+        comment
+    )
+    assert "**Change coverage:** not measured: the change is too large to read" in comment

@@ -85,8 +85,8 @@ def test_a_readable_change_of_source_docs_or_data_is_allowed(change: FileChange)
         (_change("src/pkg/mod.pyc", "A", new_blob="binary"), "a .pyc file"),
         (_change("src/pkg/_speedups.so", "A", new_blob="binary"), "a .so file"),
         (_change("src/pkg/blob.zip", "A", new_blob="binary"), "a .zip file"),
-        (_change("src/pkg/mod.py", new_blob="binary"), "not text"),
-        (_change("src/pkg/mod.py", new_blob="latin"), "not text"),
+        (_change("src/pkg/mod.py", new_blob="binary"), "not text a reviewer reads"),
+        (_change("src/pkg/mod.py", new_blob="latin"), "not text a reviewer reads"),
         (_change(".gitattributes", "A"), "git's own settings"),
         # Build and packaging code, and what runs before the tests.
         (_change("pkg.egg-info/entry_points.txt", "A"), "package metadata"),

@@ -154,6 +154,25 @@ def test_iter_tar_of_an_older_commit(repo: Path) -> None:
     assert set(_contents(chunks)) == {f"x/{f}" for f in FILES}
 
 
+def test_iter_tar_streams_the_blobs_as_committed_whatever_the_attributes(repo: Path) -> None:
+    # git archive would substitute, drop, re-encode or convert these; the diff shows the blobs.
+    attributes = (
+        "subst.py export-subst\nhidden.py export-ignore\ncrlf.txt eol=crlf\nid.txt ident\n"
+    )
+    committed = {
+        ".gitattributes": attributes,
+        "subst.py": "VERSION = '$Format:%H$'\n",
+        "hidden.py": "def f():\n    return 'fixed'\n",
+        "crlf.txt": "one\ntwo\n",
+        "id.txt": "$Id$\n",
+    }
+    commit_files(repo, committed, "attributes")
+    contents = _contents(list(RepoSnapshot.from_git(repo, "HEAD").iter_tar("r/")))
+    for path, text in committed.items():
+        assert contents[f"r/{path}"] == text.encode(), path
+    assert contents["r/data/blob.bin"] == BINARY
+
+
 def test_iter_tar_of_a_vanished_commit_raises(repo: Path) -> None:
     snap = RepoSnapshot(repo="o/r", sha="1" * 40, path=repo)
     with pytest.raises(SnapshotError):
@@ -274,7 +293,10 @@ def test_patch_files_of_a_plain_unified_diff() -> None:
         "-a = 1\n"
         "+a = 2\n"
     )
-    assert Patch(diff=diff).files == ("tests/test_added.py", "old.py", "src/mod.py")
+    # Read as git apply (and patch -p1, its fallback in the sandbox) apply it: the first
+    # component of each name goes, whatever it is.
+    assert Patch(diff=diff).files == ("tests/test_added.py", "old.py", "mod.py")
+    assert Patch(diff=diff).deleted_files == ("old.py",)
 
 
 @pytest.mark.parametrize(

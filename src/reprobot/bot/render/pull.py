@@ -16,7 +16,7 @@ from reprobot.bot.render.markdown import (
     trim,
     verbatim_fence,
 )
-from reprobot.bot.render.verdict import render_verdict, review_gist
+from reprobot.bot.render.verdict import IN_PROCESS_LIMIT, render_verdict, review_gist
 from reprobot.validation import CONFIG_PATH, Transition, Verdict
 
 VERIFICATION_MARKER = "<!-- reprobot:verification -->"
@@ -273,6 +273,9 @@ def _summary(
 ) -> str:
     """One line per issue, as many as fit, then the own-tests sentence and the head."""
     tail = ["", _own_tests_sentence(own), "", f"Head {inline_code(head_sha[:12])}."]
+    passing = ("verified", "weak", "needs_review")
+    if any(i.verdict is not None and i.verdict.status in passing for i in issues):
+        tail += ["", IN_PROCESS_LIMIT]
     if config_errors:
         tail += ["", f"{inline_code(CONFIG_PATH)} has errors, so the defaults apply."]
     room = SUMMARY_LIMIT - len("\n".join(tail)) - 60

@@ -96,6 +96,8 @@ def review_gist(verdict: Verdict) -> str:
 
 def _coverage_line(verdict: Verdict) -> str:
     cc = verdict.change_coverage
+    if not verdict.measured:
+        return "**Change coverage:** not measured: the change is too large to read line by line."
     if cc.ratio is None:
         return "**Change coverage:** no executable Python line changed."
     text = (
@@ -158,6 +160,13 @@ TRUST_NOTE = (
 )
 
 
+# The same limit in one line, for the check run's summary.
+IN_PROCESS_LIMIT = (
+    "A pass rests on pytest's own report; code of the change runs inside pytest's process and "
+    "could misreport there, so read what the change does before merging."
+)
+
+
 def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
     """The comment body for ``verdict``; always under GitHub's comment size limit."""
     parts = [_headline(verdict), ""]
@@ -178,6 +187,9 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
     if failing:
         parts += ["**Tests failing with this change:**", _test_list(failing), ""]
     parts += [_coverage_line(verdict), ""]
+    if verdict.status in ("verified", "weak", "needs_review"):
+        # What a pass rests on stands where it is read, not in the block a long comment drops.
+        parts += [TRUST_NOTE, ""]
     details = [
         "<details><summary>Details</summary>",
         "",
@@ -198,8 +210,6 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
                 "",
                 fence(trim(run.failures[test_id], 3000)),
             ]
-    if verdict.status in ("verified", "weak", "needs_review"):
-        details += ["", TRUST_NOTE]
     details += ["", "</details>"]
     body = "\n".join(parts + details)
     if len(body) > COMMENT_LIMIT:

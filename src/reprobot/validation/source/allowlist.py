@@ -12,6 +12,7 @@ and why. The architecture document states the same list.
 from __future__ import annotations
 
 import configparser
+import re
 import sys
 import tomllib
 import unicodedata
@@ -75,6 +76,7 @@ _HARMLESS_TOOLS = frozenset(
 # Characters that make text read differently from how it runs (Trojan Source) or hide it.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Co", "Cs"})
 _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
+_ASCII_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,9 @@ def _concern(change: FileChange, content: Reader, folders: frozenset[str]) -> Pa
             return PathConcern(path, kind)
     new = content(change.new_blob)
     if change.new_blob is not None and (new is None or not _is_text(new)):
-        return PathConcern(change.path, "not text: its content is not in the diff")
+        return PathConcern(
+            change.path, "binary, not UTF-8, or over 1 MB: not text a reviewer reads in the diff"
+        )
     if new is not None and (hidden := _hidden_characters(new)):
         return PathConcern(change.path, hidden)
     name = PurePosixPath(change.path).name
@@ -217,8 +221,14 @@ def _is_text(data: bytes) -> bool:
 
 
 def _hidden_characters(data: bytes) -> str | None:
+    # Only ASCII controls can hide in ASCII text; other characters are looked at one by one,
+    # and only where they are, so that a large change costs little.
+    if data.isascii() and not _ASCII_CONTROL.search(data):
+        return None
     text = data.decode("utf-8", "replace")
     for number, line in enumerate(text.splitlines(), 1):
+        if line.isascii() and not _ASCII_CONTROL.search(line.encode()):
+            continue
         for ch in line:
             if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
                 if ch == "\ufeff" and number == 1 and line.startswith(ch):

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from reprobot.validation.errors import SnapshotError
@@ -52,6 +53,10 @@ class FileChange:
         return (self.old_path, self.path) if self.old_path else (self.path,)
 
 
+# A file larger than this is not read: no reviewer reads it in a diff either.
+MAX_READ_BYTES = 1 << 20
+
+
 @dataclass(frozen=True)
 class ChangeSet:
     """The files of one change, and the repository whose object store holds their blobs."""
@@ -60,16 +65,46 @@ class ChangeSet:
     repo: Path
 
     def content(self, blob: str | None) -> bytes | None:
-        """A blob's bytes (None for an absent side or a blob the store lacks)."""
-        if blob is None:
-            return None
-        proc = subprocess.run(
-            [_git(), "-C", str(self.repo), "cat-file", "blob", blob],
-            capture_output=True,
-            check=False,
-            timeout=60,
-        )
-        return proc.stdout if proc.returncode == 0 else None
+        """A blob's bytes; None for an absent side, a blob the store lacks, or one larger than
+        ``MAX_READ_BYTES``."""
+        return None if blob is None else self._contents.get(blob)
+
+    @cached_property
+    def _contents(self) -> dict[str, bytes]:
+        # Two git processes for the whole change, however many files it holds: first the sizes,
+        # then the blobs small enough to read.
+        blobs = sorted({b for c in self.files for b in (c.old_blob, c.new_blob) if b})
+        if not blobs:
+            return {}
+        sizes = _batch(self.repo, "--batch-check=%(objectname) %(objectsize)", blobs)
+        small = []
+        for line in sizes.decode().splitlines():
+            name, _, size = line.partition(" ")
+            if size.isdigit() and int(size) <= MAX_READ_BYTES:
+                small.append(name)
+        out: dict[str, bytes] = {}
+        data = _batch(self.repo, "--batch", small) if small else b""
+        at = 0
+        while at < len(data):
+            end = data.index(b"\n", at)
+            name, _, rest = data[at:end].decode().partition(" ")
+            length = int(rest.rsplit(" ", 1)[-1])
+            out[name] = data[end + 1 : end + 1 + length]
+            at = end + 1 + length + 1
+        return out
+
+
+def _batch(repo: Path, mode: str, names: Sequence[str]) -> bytes:
+    proc = subprocess.run(
+        [_git(), "-C", str(repo), "cat-file", mode],
+        input="".join(f"{n}\n" for n in names).encode(),
+        capture_output=True,
+        check=False,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        raise SnapshotError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace')}")
+    return proc.stdout
 
 
 def _git() -> str:

@@ -54,7 +54,8 @@ def absent_files(repo: Path, sha: str) -> tuple[str, ...]:
 
 
 def iter_tar_present(repo: Path, sha: str, prefix: str) -> Iterator[bytes]:
-    """The commit's tree as a tar under ``prefix``, without the files whose content is absent."""
+    """The commit's tree as a tar under ``prefix``, its blobs as committed (no attribute of the
+    tree's applies), without the files whose content is absent."""
     entries = _entries(repo, sha)
     proc = subprocess.Popen(
         ["git", "-C", str(repo), "cat-file", "--batch"],

@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from unidiff.errors import UnidiffParseError
@@ -34,6 +35,11 @@ class Patch:
 
     def parsed(self) -> PatchSet | None:
         """The parsed diff, or None when it is not a well-formed unified diff."""
+        return self._parsed
+
+    @cached_property
+    def _parsed(self) -> PatchSet | None:
+        # Parsed once: every reader of a large diff would otherwise parse it again.
         try:
             patch_set = PatchSet(self.diff)
         except UnidiffParseError:
@@ -44,9 +50,13 @@ class Patch:
     def well_formed(self) -> bool:
         return self.parsed() is not None
 
-    @property
+    @cached_property
     def files(self) -> tuple[str, ...]:
-        """Paths the patch touches (target path; source path for deletions)."""
+        """Paths the patch touches (target path; source path for deletions), as ``git apply``
+        reads them (quoted names, any prefix); a diff git cannot read is read by unidiff."""
+        reading = self._git_reading
+        if reading is not None:
+            return reading[0]
         parsed = self.parsed()
         if parsed is None:
             return ()
@@ -56,16 +66,43 @@ class Patch:
             out.append(path[2:] if path.startswith(("a/", "b/")) else path)
         return tuple(out)
 
-    @property
+    @cached_property
     def deleted_files(self) -> tuple[str, ...]:
-        """Paths the patch deletes."""
+        """Paths the patch deletes, read as ``files`` reads them."""
+        reading = self._git_reading
+        if reading is not None:
+            return reading[1]
         parsed = self.parsed()
         if parsed is None:
             return ()
         paths = (pf.source_file for pf in parsed if pf.is_removed_file)
         return tuple(p[2:] if p.startswith(("a/", "b/")) else p for p in paths)
 
-    @property
+    @cached_property
+    def _git_reading(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """(paths, deleted paths) as ``git apply`` reads the diff, outside any repository;
+        None when git does not read it."""
+        data = self.diff.encode("utf-8", "surrogateescape")
+        runs = [
+            subprocess.run(
+                [shutil.which("git") or "git", "apply", flag, "-z", "-"],
+                input=data,
+                capture_output=True,
+                check=False,
+                cwd=tempfile.gettempdir(),
+                timeout=120,
+            )
+            for flag in ("--numstat", "--summary")
+        ]
+        if any(run.returncode != 0 for run in runs) or not runs[0].stdout:
+            return None
+        records = runs[0].stdout.decode("utf-8", "surrogateescape").split("\0")
+        paths = tuple(r.split("\t", 2)[2] for r in records if r.count("\t") >= 2)
+        summary = runs[1].stdout.decode("utf-8", "surrogateescape").splitlines()
+        deleted = tuple(m.group(1) for line in summary if (m := _DELETED.match(line)))
+        return paths, deleted
+
+    @cached_property
     def python_paths(self) -> tuple[str, ...]:
         """The Python files the patch changes, under their old names and their new ones (a
         renamed module is measured under one name before the patch and the other after it)."""
@@ -100,6 +137,9 @@ class Patch:
 
 
 _GIT_HEADER = re.compile(r"^(?=diff --git )", re.M)
+# What ``git apply --summary`` says of a deleted file: with its mode in a git diff, without it
+# in a plain one.
+_DELETED = re.compile(r"^ delete(?: mode \d{6})? (.*)$")
 
 
 def _block_paths(block: str) -> set[str]:

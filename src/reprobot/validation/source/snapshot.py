@@ -8,7 +8,7 @@ import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO
 
 from reprobot.validation.errors import SnapshotError
@@ -115,13 +115,19 @@ class RepoSnapshot:
                 entries[path] = parts[2]
         return entries
 
+    def _has_attributes(self) -> bool:
+        return any(PurePosixPath(p).name == ".gitattributes" for p in self.list_files())
+
     def iter_tar(self, prefix: str) -> Iterator[bytes]:
         """Stream the tree as an uncompressed tar whose members sit under ``prefix``."""
         if self.tarball is not None:
             yield from _retar(self.tarball, prefix)
             return
         repo = self._require_path()
-        if self.absent_ok and absent_files(repo, self.sha):
+        if (self.absent_ok and absent_files(repo, self.sha)) or self._has_attributes():
+            # git archive applies the tree's own attributes (export-subst, export-ignore, eol,
+            # ident, working-tree-encoding): the sandbox runs the blobs as committed instead,
+            # which is what the diff a reviewer reads shows.
             yield from iter_tar_present(repo, self.sha, prefix)
             return
         proc = subprocess.Popen(

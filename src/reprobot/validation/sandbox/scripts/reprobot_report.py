@@ -1,6 +1,8 @@
 """Reprobot's pytest plugin (standard library and pytest only; pytest 3.3 to 9, Python 3.9+).
 
-Loaded with ``-p reprobot_report`` from a folder the tests cannot write. It reports on the file
+Loaded with ``-p`` under a module name new in every run, from a folder the tests cannot write,
+and first it makes pytest's process one its children cannot trace or read the memory of. It
+reports on the file
 descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of the run holds:
 
 - when collection finishes, before any test function runs, the ids pytest collected;
@@ -30,6 +32,23 @@ from typing import Any
 
 import pytest
 
+PR_SET_DUMPABLE = 4
+
+
+def _out_of_reach() -> None:
+    """Make this process non-dumpable: a process of the same user (what the tests start) can
+    then neither ptrace it nor open its ``/proc/<pid>/mem``, ``environ`` or ``fd``, which only
+    a capability the sandbox user lacks would allow. It lasts until pytest's process exits;
+    what the tests exec is dumpable again, and harmless to it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+_out_of_reach()
 _channel: dict[str, Any] = {"fd": None}
 _xpassed: list[str] = []
 

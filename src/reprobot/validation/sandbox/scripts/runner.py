@@ -46,6 +46,10 @@ META = "/work/.reprobot"  # the job, the patches and the tools, as unpacked
 PRIVATE = "/work/.result"  # this process's own: logs and the report channel (mode 0700)
 TOOLS = "/work/.runner"  # read-only for the sandbox user: tools and the pytest plugin
 PLUGIN_DIR = TOOLS + "/plugin"
+# The report plugin's module name, new in every run: the repository's root comes before the
+# plugin's folder on pytest's import path, and no file of the tree, fixed before the run, can
+# be named for a module whose name it cannot know.
+PLUGIN_MODULE = "reprobot_report_" + os.urandom(8).hex()
 OVERLAY = "/work/.overlay"
 HOME = "/work/home"
 HOME_SEED = "/opt/reprobot/home"
@@ -422,7 +426,7 @@ def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
     # Later options win in pytest's parser, so these override the project's --tb=no and family.
     # One module that fails to import must not hide the outcomes of all the others.
     extra = ["--junitxml=" + os.path.join(OUT, "junit.xml"), "-o", "junit_family=xunit1", "--tb=short",
-             "-p", "no:cacheprovider", "--continue-on-collection-errors", "-p", "reprobot_report"]
+             "-p", "no:cacheprovider", "--continue-on-collection-errors", "-p", PLUGIN_MODULE]
     return head + rest + extra
 
 
@@ -536,7 +540,8 @@ def prepare() -> tuple[dict[str, Any] | None, str | None]:
         data = read_sandbox_file(os.path.join(META, name), 1024 * 1024)
         if data is None:
             return None, "the tool %s did not arrive" % name
-        with open(os.path.join(dest, name), "wb") as fh:
+        target = PLUGIN_MODULE + ".py" if name == "reprobot_report.py" else name
+        with open(os.path.join(dest, target), "wb") as fh:
             fh.write(data)
     return job, None
 
@@ -581,6 +586,9 @@ def main() -> None:
         install: dict[str, object] = {"ok": True, "mode": "image"}
         if job.get("reinstall"):
             install = reinstall(env)
+            # The tree's build code ran as the sandbox user: nothing it started may live on
+            # into the test run.
+            kill_sandbox_user()
         status["install"] = install
         if install["ok"]:
             cmd_env, words = split_command(job["test_cmd"])
