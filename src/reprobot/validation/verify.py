@@ -336,7 +336,10 @@ def verify(
         guard_runs = GuardRuns(modules, guard_before, guard_after)
         verdict = grade(*args, test_ids, harness, oracles, guard_runs, review, measure=not large)
     tracing = tuple(h.describe() for h in hooks if h.kind == "tracing")
-    unguarded = () if large else unguarded_sources(fix.python_paths, files)
+    # Only files that existed: a new module did nothing before that its tests could keep.
+    existing = set(files)
+    changed = [p for p in fix.python_paths if p in existing]
+    unguarded = () if large else unguarded_sources(changed, files)
     if unguarded and verdict.status in ("verified", "weak", "needs_review"):
         verdict = replace(verdict, reasons=(*verdict.reasons, unguarded_reason(unguarded)))
     return replace(verdict, tracing=tracing)

@@ -13,7 +13,7 @@ from reprobot.bot.render.markdown import (
     trim,
 )
 from reprobot.bot.render.verdict import kind_text, render_verdict
-from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
 from reprobot.validation.results.verdict import Transition
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.verify import grade
@@ -109,3 +109,25 @@ def test_echoed_text_loses_terminal_control_sequences() -> None:
     assert fence(red) == "```\nAssertionError: assert 1 == 2\n```"
     assert inline_code("tests/test_\x1b[2Ja.py::t") == "`tests/test_a.py::t`"
     assert table_cell("x\x1b[8mhidden\x1b[0m") == "xhidden"
+
+
+def test_each_reason_a_passing_change_is_not_verified_stands_in_its_headline() -> None:
+    # m.py was imported (measured) on both sides, and its changed line 1 never ran.
+    measured = {"m.py": FileCoverage(frozenset({1, 3}), frozenset({3}))}
+    before = TestRun(outcomes={"t.py::a": Outcome.FAILED}, coverage=measured)
+    after = TestRun(outcomes={"t.py::a": Outcome.PASSED}, coverage=measured)
+    sources = ({"m.py": b"x = 1\n"}, {"m.py": b"x = 2\n"})
+    never_ran = grade(before, after, Patch(FIX), *sources, "a" * 40, None)
+    assert render_verdict(never_ran).startswith(
+        "### ❌ Not verified: the tests pass without running the change\n"
+    )
+    review = "it changes 1 file(s) a verified change may not contain: a.pyc (not text)"
+    plain = (TestRun(outcomes=before.outcomes), TestRun(outcomes=after.outcomes))
+    held = grade(*plain, Patch(FIX), {}, {}, "a" * 40, None, review=[review])
+    body = render_verdict(held)
+    assert body.startswith(
+        "### 🔍 Needs review: the reproducing test passes with this change, but it changes 1 "
+        "file(s) a verified change may not contain\n"
+    )
+    # What a pass rests on is said before the details a long comment loses first.
+    assert body.index("_What this result rests on:_") < body.index("<details>")

@@ -75,6 +75,9 @@ def _headline(verdict: Verdict) -> str:
         failing = sum(1 for t in verdict.transitions.values() if t.fails_after)
         if fixed == 0:
             why = "no reproducing test goes from fail to pass"
+        elif failing == 0 and verdict.reasons:
+            # The tests pass, and something else rules the change out: say that.
+            why = verdict.reasons[0].split(": ", 1)[0]
         else:
             why = "1 test fails" if failing == 1 else f"{failing} tests fail"
             why += " with this change"
