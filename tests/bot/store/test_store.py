@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -297,3 +299,25 @@ def test_pages_are_kept_found_by_id_linked_to_earlier_heads_and_pruned(engine: E
     # Thirty days on, all but the last page made are older than thirty days and 30 s.
     assert pages.prune(timedelta(days=30, seconds=30)) == 4
     assert pages.get(first.id) is None and pages.get(latest.id) == latest
+
+
+_START = """\
+import sys
+from reprobot.bot.store.engine import make_engine, migrate
+migrate(make_engine(sys.argv[1]))
+"""
+
+
+def test_processes_started_together_on_an_empty_database_all_migrate(store_url: str) -> None:
+    # As when the App, its workers and the reaper start at once on a fresh database.
+    starts = [
+        subprocess.Popen([sys.executable, "-c", _START, store_url], stderr=subprocess.PIPE)
+        for _ in range(6)
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in starts]
+    assert [p.returncode for p in starts] == [0] * 6, errors
+    engine = make_engine(store_url)
+    with engine.connect() as conn:
+        versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    assert versions == ["0003"]
+    engine.dispose()

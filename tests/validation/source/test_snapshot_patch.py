@@ -156,9 +156,7 @@ def test_iter_tar_of_an_older_commit(repo: Path) -> None:
 
 def test_iter_tar_streams_the_blobs_as_committed_whatever_the_attributes(repo: Path) -> None:
     # git archive would substitute, drop, re-encode or convert these; the diff shows the blobs.
-    attributes = (
-        "subst.py export-subst\nhidden.py export-ignore\ncrlf.txt eol=crlf\nid.txt ident\n"
-    )
+    attributes = "subst.py export-subst\nhidden.py export-ignore\ncrlf.txt eol=crlf\nid.txt ident\n"
     committed = {
         ".gitattributes": attributes,
         "subst.py": "VERSION = '$Format:%H$'\n",

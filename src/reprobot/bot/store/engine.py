@@ -138,17 +138,25 @@ def ping(engine: Engine) -> None:
         raise StoreError(f"cannot reach the database {_safe_url(engine.url)}: {exc}") from exc
 
 
+# The advisory lock's key: any number, the same in every process of the App ("rprbt").
+_MIGRATION_LOCK = 0x7270726274
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to the newest revision (or ``revision``); a no-op when it already is.
 
-    Safe to call from several processes at start: on SQLite the whole upgrade runs in one
-    ``BEGIN IMMEDIATE`` transaction, so the second caller waits and then finds the schema
-    current. Raises ``StoreError`` when the database cannot be reached or migrated.
+    Safe to call from any number of processes at once, on an empty database too: on SQLite the
+    whole upgrade runs in one ``BEGIN IMMEDIATE`` transaction, on PostgreSQL under a
+    transaction-scoped advisory lock, so each later caller waits, then finds the schema
+    current (without the lock, two first migrations race to create ``alembic_version``).
+    Raises ``StoreError`` when the database cannot be reached or migrated.
     """
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     try:
         with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, revision)
     except (SQLAlchemyError, CommandError) as exc:
