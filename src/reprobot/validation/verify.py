@@ -281,7 +281,11 @@ def verify(
     # The tests go last on the fixed side, as over a pull request's head: a fix cannot rewrite
     # them.
     applied = [] if committed else [tests]
-    fixed_side = Side(head, applied) if head is not None else Side(base, [whole, *applied])
+    fixed_side = (
+        Side(head, applied, trusted_build=False)
+        if head is not None
+        else Side(base, [whole, *applied], trusted_build=False)
+    )
     main = run_pair(
         client,
         env,
@@ -326,7 +330,11 @@ def verify(
     files = [f for f in base.list_files() if f not in own]
     modules = () if large else companion_test_modules(fix.files, files)
     if guard and modules and verdict.status in ("verified", "weak", "needs_review"):
-        guard_side = Side(head) if head is not None else Side(base, [whole])
+        guard_side = (
+            Side(head, trusted_build=False)
+            if head is not None
+            else Side(base, [whole], trusted_build=False)
+        )
         pair = run_pair(
             client, env, Side(base), guard_side, modules, limits=limits, at_once=at_once
         )

@@ -112,8 +112,10 @@ ATTACKS: dict[str, tuple[Build, str]] = {
     "tests-package-patches": (package_file_of_tests, "tests/__init__.py"),
     "metadata-entry-point": (metadata_entry_point, "helper.egg-info/entry_points.txt"),
     "shadowing-symlink": (shadowing_symlink, "durations"),
-    "packaging-entry-point": (packaging_entry_point, "pyproject.toml"),
 }
+# Packaging that registers the plugin works only if the change's build code runs, which it
+# never does before the verdict's run: the change side is not installed again.
+DISARMED: dict[str, Build] = {"packaging-entry-point": packaging_entry_point}
 
 
 @pytest.fixture
@@ -161,6 +163,29 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
     assert any(named in concern for concern in verdict.review), verdict.review
 
 
+@pytest.mark.parametrize("mode", ["head", "fix"])
+@pytest.mark.parametrize("name", sorted(DISARMED))
+def test_build_code_of_the_change_never_runs_before_the_verdict(
+    docker_client: docker.DockerClient,
+    example_env: EnvImage,
+    clone: Path,
+    name: str,
+    mode: str,
+) -> None:
+    base = RepoSnapshot.from_git(clone, "HEAD")
+    DISARMED[name](clone, _fixed_source(clone))
+    head = RepoSnapshot.from_git(clone, _commit(clone))
+    tests = Patch(NEW_TEST)
+    if mode == "head":
+        verdict = verify(docker_client, example_env, base, tests, head=head)
+    else:
+        diff = git(clone, "diff", base.sha, head.sha) + "\n"
+        verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
+    # The plugin its packaging registers was never installed: the bug is still there.
+    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->F"}
+    assert verdict.status == "not_verified" and not verdict.success
+
+
 # The same new conftest.py, named as git reads it but not as its header looks.
 QUOTED = """\
 diff --git "a/conftest.py" "b/conftest.py"
@@ -184,7 +209,9 @@ def test_a_patch_is_read_as_git_applies_it(
     verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), fix=Patch(diff))
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
     assert verdict.status == "needs_review" and not verdict.success
-    assert any("conftest.py (runs before the tests" in c for c in verdict.review), verdict.review
+    # Named as git writes it, not as "b/conftest.py" or "w/conftest.py".
+    assert verdict.harness_changes == ("conftest.py",)
+    assert any("(conftest.py)" in c for c in verdict.review), verdict.review
 
 
 def test_a_diff_too_large_to_read_is_run_but_never_verified(

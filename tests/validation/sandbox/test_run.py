@@ -201,6 +201,16 @@ def test_changed_manifest_reinstalls_offline(
     run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_version.py"])
     assert run.install_ok
     assert run.outcomes == {"tests/test_version.py::test_version": Outcome.PASSED}
+    # The side of a verdict that holds the change never runs its build code: the image's
+    # install stands, and the new version is not installed.
+    untrusted = run_tests(
+        docker_client,
+        tiny_env,
+        snapshot,
+        selection=["tests/test_version.py"],
+        trusted_build=False,
+    )
+    assert untrusted.outcomes == {"tests/test_version.py::test_version": Outcome.FAILED}
 
 
 # A project whose pytest configuration collects doctests of its text files and modules beside

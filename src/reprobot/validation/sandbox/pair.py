@@ -31,6 +31,9 @@ class Side:
 
     tree: RepoSnapshot
     patches: Sequence[Patch] = ()
+    # False for the side holding a change under judgement: its build code never runs
+    # (``run.needs_reinstall``).
+    trusted_build: bool = True
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ def run_pair(
             limits=limits,
             contexts=contexts,
             coverage_files=coverage_files,
+            trusted_build=side.trusted_build,
         )
 
     if not at_once:

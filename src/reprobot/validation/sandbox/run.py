@@ -98,11 +98,23 @@ def _inputs(
     yield small_tar(files)
 
 
-def needs_reinstall(env: EnvImage, snapshot: RepoSnapshot, patches: Sequence[Patch]) -> bool:
+def needs_reinstall(
+    env: EnvImage, snapshot: RepoSnapshot, patches: Sequence[Patch], trusted_build: bool = True
+) -> bool:
     """Whether a run must install the project again before testing: the image's install is not
     editable, the tree's manifests or compiled sources are not those the image installed, or a
-    patch changes a manifest or a compiled source (its extension must be built from it)."""
-    if not env.editable or manifests_fingerprint(snapshot, env.spec) != env.manifests:
+    patch changes a manifest or a compiled source (its extension must be built from it).
+
+    Without ``trusted_build`` (the side of a verdict that holds the change under judgement), a
+    tree or patch whose manifests are not the image's is never installed again: installing runs
+    their build code, which must not run before the verdict's tests do. Such a change needs
+    review whatever its tests say (``source.allowlist``)."""
+    manifests_changed = manifests_fingerprint(snapshot, env.spec) != env.manifests or any(
+        is_manifest(f) for p in patches for f in p.files
+    )
+    if manifests_changed and not trusted_build:
+        return False
+    if not env.editable or manifests_changed:
         return True
     if env.compiled and compiled_fingerprint(snapshot) != env.compiled:
         return True
@@ -119,19 +131,21 @@ def run_tests(
     limits: RunLimits | None = None,
     contexts: bool = False,
     coverage_files: Sequence[str] = (),
+    trusted_build: bool = True,
 ) -> TestRun:
     """Run the environment's test command on ``snapshot`` with ``patches`` applied, in a sandbox.
 
     ``selection`` narrows the run to test ids or files (empty: the whole suite); ``contexts``
     (with ``coverage``) records which test function ran each line; ``coverage_files`` narrows
     coverage to those files (a fix's: every reader of a verdict's coverage reads only them, and
-    a tracer that follows no other file's lines runs far faster). A patch that
+    a tracer that follows no other file's lines runs far faster); ``trusted_build`` as
+    ``needs_reinstall`` takes it. A patch that
     does not apply, an install that fails or a limit that is hit is part of the result, not an
     exception; only a failure of Docker itself raises.
     """
     limits = limits or RunLimits()
     reap(client)
-    reinstall = needs_reinstall(env, snapshot, patches)
+    reinstall = needs_reinstall(env, snapshot, patches, trusted_build)
     job = {
         "patches": [{"name": p.name, "file": f"{i:03d}.diff"} for i, p in enumerate(patches)],
         "reinstall": reinstall,
