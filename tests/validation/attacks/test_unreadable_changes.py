@@ -5,10 +5,13 @@ verified, as a fix (``--fix``) and as a pull request's head (``--head``)."""
 
 from __future__ import annotations
 
+import base64
+import marshal
 import os
 import py_compile
 import shutil
 import subprocess
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -104,7 +107,70 @@ def packaging_entry_point(repo: Path, fixed: str) -> None:
     )
 
 
+def _prepend_to_package(repo: Path, code: str) -> None:
+    init = repo / "src/durations/__init__.py"
+    docstring, _, rest = init.read_text().partition("\n\n")
+    init.write_text(f"{docstring}\n\n{code}\n{rest}")
+
+
+def zip_on_the_package_path(repo: Path, fixed: str) -> None:
+    # A zip first on the package's path: its parse.py is imported in place of the one in the
+    # diff, and the one line that says so reads like packaging boilerplate.
+    with zipfile.ZipFile(repo / "src/durations/compat.zip", "w") as archive:
+        archive.writestr("parse.py", fixed)
+    _prepend_to_package(repo, "__path__.insert(0, __path__[0] + '/compat.zip')")
+
+
+def finder_serving_a_blob(repo: Path, fixed: str) -> None:
+    # A meta-path finder that serves durations.parse from a data file of encoded source.
+    blob = base64.b64encode(fixed.encode()).decode()
+    (repo / "src/durations/units.txt").write_text(blob + "\n")
+    _prepend_to_package(repo, FINDER)
+
+
+FINDER = """\
+import base64, importlib.abc, importlib.util, os, sys
+
+
+class _Units(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name == "durations.parse":
+            return importlib.util.spec_from_loader(name, self)
+
+    def exec_module(self, module):
+        here = os.path.dirname(__file__)
+        with open(os.path.join(here, "units.txt")) as fh:
+            exec(base64.b64decode(fh.read()), module.__dict__)
+
+
+sys.meta_path.insert(0, _Units())
+"""
+
+
+def marshalled_code(repo: Path, fixed: str) -> None:
+    # The fix as a marshalled code object in a data file, run over the module's namespace.
+    code = compile(fixed, "parse.py", "exec")
+    (repo / "src/durations/table.dat").write_bytes(marshal.dumps(code))
+    _write(
+        repo,
+        {
+            "src/durations/_table.py": (
+                "import marshal, os\n\n"
+                "import durations, durations.parse\n\n"
+                "with open(os.path.join(os.path.dirname(__file__), 'table.dat'), 'rb') as fh:\n"
+                "    exec(marshal.loads(fh.read()), durations.parse.__dict__)\n"
+                "durations.parse_duration = durations.parse.parse_duration\n"
+            )
+        },
+    )
+    init = repo / "src/durations/__init__.py"
+    init.write_text(init.read_text() + "\nfrom durations import _table  # noqa: E402,F401\n")
+
+
 ATTACKS: dict[str, tuple[Build, str]] = {
+    "zip-on-the-package-path": (zip_on_the_package_path, "src/durations/compat.zip"),
+    "finder-serving-a-blob": (finder_serving_a_blob, "sys.meta_path"),
+    "marshalled-code": (marshalled_code, "src/durations/table.dat"),
     "sourceless-bytecode": (
         sourceless_bytecode,
         "src/durations/__pycache__/parse.cpython-311.pyc",
