@@ -167,12 +167,49 @@ def test_own_tests_that_reproduce_nothing_or_break() -> None:
     own = OwnTests(("tests/test_m.py",), _verdict({"t.py::a": P}, {"t.py::a": F}))
     report = _report([IssueVerdict(1, VERIFIED)], own)
     assert (
-        "None of the pull request's own tests fails before the change: it does not come with "
-        "a reproducing test." in report.comment
+        "None of the pull request's own tests goes from fail to pass with the change; 1 passes "
+        "before it and fails with it." in report.comment
     )
     assert "1 test fails with the change:\n\n- `t.py::a`" in report.comment
     # The pull request's own tests never decide the conclusion.
     assert report.conclusion == "success"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "sentence"),
+    [
+        ({"a": P}, {"a": P}, "None of the pull request's own tests fails before the change: it "
+         "does not come with a reproducing test."),
+        ({"a": F}, {"a": F}, "None of the pull request's own tests goes from fail to pass with "
+         "the change; 1 fails before the change and with it."),
+        ({"a": F, "b": F}, {"a": F, "b": F}, "None of the pull request's own tests goes from "
+         "fail to pass with the change; 2 fail before the change and with it."),
+        ({"a": P}, {"a": F}, "None of the pull request's own tests goes from fail to pass with "
+         "the change; 1 passes before it and fails with it."),
+        ({"a": F, "b": P}, {"a": F, "b": F}, "None of the pull request's own tests goes from "
+         "fail to pass with the change; 1 fails before the change and with it and 1 passes "
+         "before it and fails with it."),
+        ({"a": F}, {"a": P}, "This pull request comes with 1 test that fails before the change "
+         "and passes with it."),
+        ({"a": F, "b": F}, {"a": P, "b": P}, "This pull request comes with 2 tests that fail "
+         "before the change and pass with it."),
+        ({"a": F, "b": F}, {"a": P, "b": F}, "This pull request comes with 1 test that fails "
+         "before the change and passes with it; 1 fails before the change and with it."),
+        ({"a": F, "b": P}, {"a": P, "b": F}, "This pull request comes with 1 test that fails "
+         "before the change and passes with it; 1 passes before it and fails with it."),
+        ({"a": F, "b": P}, {"a": P, "b": P}, "This pull request comes with 1 test that fails "
+         "before the change and passes with it."),
+    ],
+)  # fmt: skip
+def test_the_own_tests_sentence_is_true_for_every_combination(
+    before: dict[str, Outcome], after: dict[str, Outcome], sentence: str
+) -> None:
+    ids = {k: f"t.py::{k}" for k in before}
+    verdict = _verdict(
+        {ids[k]: v for k, v in before.items()}, {ids[k]: v for k, v in after.items()}
+    )
+    comment = _report([IssueVerdict(1, VERIFIED)], OwnTests(("t.py",), verdict)).comment
+    assert f"### Tests in this pull request\n\n{sentence}" in comment
 
 
 def test_own_tests_that_could_not_run() -> None:

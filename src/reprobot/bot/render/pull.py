@@ -188,19 +188,29 @@ def _own_tests_sentence(own: OwnTests) -> str:
         )
     if verdict.status == "inconclusive":
         return "The pull request's own tests could not be compared before and after the change."
-    fixed = sum(1 for t in verdict.transitions.values() if t.fail_to_pass)
-    if fixed == 0:
+    transitions = list(verdict.transitions.values())
+    fixed = sum(1 for t in transitions if t.fail_to_pass)
+    still = sum(1 for t in transitions if not t.before.is_pass and t.fails_after)
+    broken = sum(1 for t in transitions if t.before.is_pass and t.fails_after)
+    if fixed:
+        head = (
+            f"This pull request comes with {_plural(fixed, 'test that fails', 'tests that fail')} "
+            f"before the change and {'passes' if fixed == 1 else 'pass'} with it"
+        )
+    elif still or broken:
+        head = "None of the pull request's own tests goes from fail to pass with the change"
+    else:
         return (
             "None of the pull request's own tests fails before the change: "
             "it does not come with a reproducing test."
         )
-    if fixed == 1:
-        return (
-            "This pull request comes with 1 test that fails before the change and passes with it."
-        )
-    return (
-        f"This pull request comes with {fixed} tests that fail before the change and pass with it."
-    )
+    also = []
+    if still:
+        also.append(f"{_plural(still, 'fails', 'fail')} before the change and with it")
+    if broken:
+        fail = "fails" if broken == 1 else "fail"
+        also.append(f"{_plural(broken, 'passes', 'pass')} before it and {fail} with it")
+    return head + ("; " + " and ".join(also) if also else "") + "."
 
 
 def _own_tests_section(own: OwnTests) -> _Section:
