@@ -94,6 +94,10 @@ def test_a_console_that_is_not_a_terminal_cuts_nothing() -> None:
         ("tab\tline\nnext\r\n", "tab\tline\nnext\n"),
         ("bell\x07 back\x08space del\x7f c1\x9b", "bell backspace del c1"),
         ("é ü ✓ [bold]not markup[/]", "é ü ✓ [bold]not markup[/]"),
+        # Bidirectional controls (Trojan Source): the text reads in the order it is stored.
+        ("if admin:\u202e ;nimda\u2066 x\u2069\u200f\u061c", "if admin: ;nimda x"),
+        # A zero-width space is not a control: mentions are neutralised with it.
+        ("@\u200bteam", "@\u200bteam"),
     ],
 )
 def test_untrusted_text_loses_its_control_sequences(text: str, shown: str) -> None:

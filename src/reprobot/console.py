@@ -20,21 +20,24 @@ from reprobot.progress import elapsed
 PLAIN_WIDTH = 240
 
 
-# Terminal control sequences (CSI, OSC, and other ESC sequences) and the control characters
-# that are neither a tab nor a line break, C1 included: text from a project's output or a sandbox
-# must not move a reader's cursor, retitle a window or hide what precedes it. Each alternative
-# is linear: no repeated group can match the same characters two ways.
+# Terminal control sequences (CSI, OSC, and other ESC sequences), the control characters that
+# are neither a tab nor a line break, C1 included, and the bidirectional controls (embeddings,
+# overrides, isolates and marks): text from an issue, a project's output or a sandbox must not
+# move a reader's cursor, retitle a window, hide what precedes it, or read in another order than
+# it runs. Each alternative is linear: no repeated group can match the same characters two ways.
 _CONTROLS = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]?"
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
     r"|\x1b[@-Z\\-_]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 
 
 def printable(text: str) -> str:
-    """``text`` without terminal control sequences and control characters (tabs and line
-    breaks stay)."""
+    """``text`` without terminal control sequences, control characters (tabs and line breaks
+    stay) and bidirectional controls: the one sanitiser of untrusted text wherever Reprobot
+    writes it (comments, checks, pages, drafted test files, the console)."""
     return _CONTROLS.sub("", text)
 
 

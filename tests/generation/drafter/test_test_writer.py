@@ -98,6 +98,7 @@ def test_module_text_indents_blocks_and_keeps_blank_lines_empty() -> None:
         "Title '''\n\n\ndef test_injected():\n    assert False",
         "Form\x0cfeed\x0bvertical\u2028line\u2029para\x85next",
         "x" * 500 + "\nraise SystemExit(5)",
+        "\x1b]0;pwned\x07Title \x1b[2K\u202ereversed\u2066",
     ],
 )
 def test_module_text_the_title_stays_in_a_comment(title: str) -> None:
@@ -117,6 +118,8 @@ def test_module_text_the_title_stays_in_a_comment(title: str) -> None:
     header = text.split("\n\n", 1)[0]
     assert all(line.startswith("# ") for line in header.split("\n"))
     assert len(header.split("\n")) <= 3
+    # No control or bidirectional character reaches the file, nor any diff of it.
+    assert not any(ch in header for ch in "\x1b\x07\u202e\u2066")
 
 
 # --- assertion bodies, run with exec -------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 
+from reprobot.console import printable
 from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
 from reprobot.generation.issue.values import literal
 
@@ -47,7 +48,8 @@ _STAR_GUARD = (
 
 
 def _comment(text: str, width: int = 96) -> list[str]:
-    lines = textwrap.wrap(" ".join(text.split()), width=width - 2) or [""]
+    # The issue's words, as the test file and every diff of it show them: no control sequence.
+    lines = textwrap.wrap(" ".join(printable(text).split()), width=width - 2) or [""]
     return [f"# {line}" for line in lines[:3]]
 
 
