@@ -157,10 +157,13 @@ class Validator:
                 paths.update(draft.test_files)
         if len(batch) > 1 and self.budget.take():
             run = self._run([drafts[i].patch for i in batch], sorted(paths))
-            if run.patches_applied:
+            # A run that erred or was stopped (one draft's memory, time or processes) says
+            # nothing of the others: each then runs apart, so that no draft hides another.
+            usable = run.patches_applied and run.error is None and not run.limits_hit
+            if usable:
                 for index in batch:
                     results[index] = self._judge(drafts[index], run)
-            log.info("drafts.batch_run", drafts=len(batch), applied=run.patches_applied)
+            log.info("drafts.batch_run", drafts=len(batch), usable=usable)
         for index, draft in enumerate(drafts):
             if index in results:
                 continue
