@@ -55,3 +55,18 @@ def test_a_page_fits_a_phone(chromium: Chromium, tmp_path: Path) -> None:
     assert load.problems == []
     # Nothing wider than the screen: long ids and lines wrap or scroll inside their box.
     assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+    # Code, diffs and tracebacks keep their lines and indentation, each in a box of its own
+    # that scrolls sideways, at least 300 px wide: not a narrow column of wrapped fragments.
+    tab.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    boxes = tab.evaluate(
+        "[...document.querySelectorAll('pre, .file')].map(e => [e.tagName, "
+        "Math.round(e.getBoundingClientRect().width), getComputedStyle(e).whiteSpace])"
+    )
+    assert boxes
+    narrow = [box for box in boxes if box[1] < 300]
+    assert narrow == [], boxes
+    assert {box[2] for box in boxes if box[0] == "PRE"} == {"pre"}
+    cells = tab.evaluate(
+        "[...document.querySelectorAll('table.diff td.src')].map(e => getComputedStyle(e).whiteSpace)"
+    )
+    assert set(cells) == {"pre"}
