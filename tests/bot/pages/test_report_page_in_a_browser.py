@@ -67,6 +67,7 @@ def test_a_page_fits_a_phone(chromium: Chromium, tmp_path: Path) -> None:
     assert narrow == [], boxes
     assert {box[2] for box in boxes if box[0] == "PRE"} == {"pre"}
     cells = tab.evaluate(
-        "[...document.querySelectorAll('table.diff td.src')].map(e => getComputedStyle(e).whiteSpace)"
+        "[...document.querySelectorAll('table.diff td.src')]"
+        ".map(e => getComputedStyle(e).whiteSpace)"
     )
     assert set(cells) == {"pre"}
