@@ -176,12 +176,16 @@ ATTACKS: dict[str, tuple[Build, str]] = {
         "src/durations/__pycache__/parse.cpython-311.pyc",
     ),
     "tests-package-patches": (package_file_of_tests, "tests/__init__.py"),
-    "metadata-entry-point": (metadata_entry_point, "helper.egg-info/entry_points.txt"),
     "shadowing-symlink": (shadowing_symlink, "durations"),
 }
 # Packaging that registers the plugin works only if the change's build code runs, which it
 # never does before the verdict's run: the change side is not installed again.
-DISARMED: dict[str, Build] = {"packaging-entry-point": packaging_entry_point}
+# Metadata the tree holds on the import path is dropped before pytest starts: only what the
+# environment's own build made is read.
+DISARMED: dict[str, Build] = {
+    "packaging-entry-point": packaging_entry_point,
+    "metadata-entry-point": metadata_entry_point,
+}
 
 
 @pytest.fixture
@@ -231,7 +235,7 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
 
 @pytest.mark.parametrize("mode", ["head", "fix"])
 @pytest.mark.parametrize("name", sorted(DISARMED))
-def test_build_code_of_the_change_never_runs_before_the_verdict(
+def test_build_code_and_metadata_of_the_change_never_load_before_the_verdict(
     docker_client: docker.DockerClient,
     example_env: EnvImage,
     clone: Path,
@@ -247,7 +251,7 @@ def test_build_code_of_the_change_never_runs_before_the_verdict(
     else:
         diff = git(clone, "diff", base.sha, head.sha) + "\n"
         verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
-    # The plugin its packaging registers was never installed: the bug is still there.
+    # The plugin its packaging or its metadata registers never loads: the bug is still there.
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->F"}
     assert verdict.status == "not_verified" and not verdict.success
 

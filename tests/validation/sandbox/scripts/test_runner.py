@@ -25,7 +25,7 @@ TAIL = [
     "no:cacheprovider",
     "--continue-on-collection-errors",
     "-p",
-    "reprobot_report",
+    runner.PLUGIN_MODULE,
 ]
 COVERAGE_HEAD = [
     sys.executable,
@@ -397,3 +397,11 @@ def test_the_plugin_reports_ids_as_pytest_4_and_the_junit_report_write_them(
 ) -> None:
     plugin = load_script("reprobot_report")
     assert plugin._node_id(nodeid) == expected
+
+
+def test_the_report_plugin_has_a_name_new_in_every_run() -> None:
+    # No file of a tree fixed before the run can be named for it.
+    again = load_script("runner")
+    assert runner.PLUGIN_MODULE.startswith("reprobot_report_")
+    assert len(runner.PLUGIN_MODULE) == len("reprobot_report_") + 16
+    assert again.PLUGIN_MODULE != runner.PLUGIN_MODULE

@@ -295,6 +295,21 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
     return results
 
 
+def drop_tree_metadata(env: dict[str, str]) -> None:
+    """Remove the package metadata folders (``*.egg-info``, ``*.dist-info``) the tree itself
+    holds at its root and in ``src/``, the folders on the import path when pytest loads its
+    plugins: entry points there would load code as a pytest plugin. Only the metadata the
+    environment's own build made (the image's, or a re-install's) is read."""
+    for folder in (REPO, os.path.join(REPO, "src")):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        found = [os.path.join(folder, n) for n in names if n.endswith((".egg-info", ".dist-info"))]
+        if found:
+            as_sandbox_user(["rm", "-rf", "--"] + found, env, 120)
+
+
 def reinstall(env: dict[str, str]) -> dict[str, object]:
     """Re-install the project without dependencies and without network into the overlay prefix,
     then ask pip whether the project now requires what the image lacks (a tree whose manifests
@@ -571,11 +586,19 @@ def main() -> None:
         # What the environment's warm-up fetched into the sandbox user's home (data files,
         # caches): each run starts with its own copy, which it may change.
         as_sandbox_user(["cp", "-a", HOME_SEED + "/.", HOME], env, 300, cwd=WORK)
-    if not job.get("reinstall") and os.path.exists("/opt/reprobot/repo-build.tar"):
+    build = "/opt/reprobot/repo-build.tar"
+    restore = not job.get("reinstall") and os.path.exists(build)
+    drop_tree_metadata(env)
+    if restore:
         # The image's build artifacts (egg-info, generated version files) go back next to the
         # fresh tree unless the run re-installs.
-        as_sandbox_user(["tar", "-x", "-f", "/opt/reprobot/repo-build.tar", "-C", REPO], env, 120)
+        as_sandbox_user(["tar", "-x", "-f", build, "-C", REPO], env, 120)
     patches = apply_patches(job["patches"], env)
+    # What a patch wrote into package metadata is dropped too; the image's comes back.
+    drop_tree_metadata(env)
+    if restore:
+        as_sandbox_user(["tar", "-x", "-f", build, "-C", REPO, "--wildcards", "--no-anchored",
+                         "*.egg-info/*", "*.dist-info/*"], env, 120)
     status["patches"] = patches
     status["patches_applied"] = all(p["applied"] for p in patches)
     ran = False
