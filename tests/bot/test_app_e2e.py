@@ -4,6 +4,7 @@ the comments, labels and check runs they leave on a local GitHub."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 import time
@@ -97,6 +98,8 @@ def test_an_issue_is_reproduced_once_for_20_concurrent_copies_of_its_delivery(
     # The comment links to the reproduction's page, which shows the test and how it fails.
     page = _comment_page(app, body)
     assert "Reproduced at" in page and "ValueError" in page and "Copy the diff" in page
+    # The issue's title, escaped, names what the page is about.
+    assert f"issue #1: {html.escape(ISSUE_TITLE, quote=False)}</p>" in page
     # The token was narrowed to the repository and the job's permissions, and only ever sent
     # in headers: no URL the server saw carries it, and the mirror's config does not hold it.
     token = app.github.tokens[-1]

@@ -82,6 +82,7 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
             issue=None,
             test_command=env.spec.test_cmd,
             environment=environment_view(env),
+            issue_title=issue.title,
         )
         write_page(args.html, render_page(page))
     if args.json:

@@ -115,6 +115,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         test_command=detected.spec.test_cmd,
         config_errors=errors,
         environment=environment_view(env),
+        issue_title=issue.title,
     )
     status = "reproduced" if result.reproduced else "not_reproduced"
     body += link_line(publish(ctx, job.repo, job.number, None, status, page))

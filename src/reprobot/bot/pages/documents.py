@@ -126,6 +126,8 @@ class ReproductionPage(_Frozen):
     kind: Literal["reproduction"] = "reproduction"
     repo: str
     issue: int | None = None
+    # The issue's title, as untrusted text: shown as text, never as markup.
+    issue_title: str = ""
     base_sha: str
     reproduced: bool
     headline: str
@@ -298,6 +300,7 @@ def reproduction_page(
     config_errors: Sequence[str] = (),
     environment: EnvironmentView | None = None,
     made_at: datetime | None = None,
+    issue_title: str = "",
 ) -> ReproductionPage:
     """The page of a reproduction: the drafted tests and how they fail on the base, or, when
     nothing reproduced, what was tried and why each draft was not taken."""
@@ -313,6 +316,7 @@ def reproduction_page(
     return ReproductionPage(
         repo=repo,
         issue=issue,
+        issue_title=clean(" ".join(issue_title.split()), 500),
         base_sha=result.base_sha,
         reproduced=result.reproduced,
         headline=reproduced_headline(result.base_sha, markdown=False)
