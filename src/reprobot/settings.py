@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # Tokens one reply may use, and all replies of one issue together.
     llm_max_tokens: int = 4096
     llm_token_budget: int = 200_000
+    # The wall time all model work for one issue may take (seconds; 0: no bound): a slow
+    # endpoint stops drafting there, and the comment says the time budget was spent.
+    llm_time_budget_s: float = 600.0
     # Zero-shot samples per issue, their temperature, and the agent's step budget.
     llm_samples: int = 4
     llm_temperature: float = 0.7

@@ -184,6 +184,41 @@ def test_the_budget_stops_requests_once_spent(openai_server: OpenAIServer) -> No
     assert fresh.complete(USER) == ["x"]
 
 
+def test_model_work_for_one_issue_ends_at_its_time_budget(openai_server: OpenAIServer) -> None:
+    # The endpoint answers, but slowly: 3 s a reply, under the client's 30 s timeout per request.
+    openai_server.script(reply("slow", delay_s=3.0), reply("never"))
+    sdk = openai.OpenAI(base_url=openai_server.url, api_key=API_KEY)
+    llm = LLMClient(
+        sdk, "scripted-model", budget=TokenBudget(10**6, seconds=1.0), timeout_s=30.0,
+        max_retries=0,
+    )  # fmt: skip
+    started = time.monotonic()
+    # The one request may not outlive the issue's budget: it is cut at about 1 s.
+    with pytest.raises(LLMRequestError, match="timed out"):
+        llm.complete(USER)
+    assert time.monotonic() - started < 2.5
+    # Nothing more is sent for this issue, and the reason says which budget ran out.
+    with pytest.raises(BudgetExhausted, match="time budget spent: model work took the 1 s"):
+        llm.complete(USER)
+    assert llm.budget.remaining == 0
+    assert len(openai_server.requests) == 1
+    # Another issue starts with the whole time again.
+    assert llm.for_issue().budget.seconds_left() == pytest.approx(1.0, abs=0.2)
+
+
+def test_the_time_budget_is_read_on_a_clock_passed_in() -> None:
+    now = [100.0]
+    budget = TokenBudget(1_000, seconds=60.0, clock=lambda: now[0])
+    budget.check()
+    now[0] += 59.0
+    assert budget.seconds_left() == pytest.approx(1.0)
+    budget.check()
+    now[0] += 1.0
+    with pytest.raises(BudgetExhausted, match="time budget spent"):
+        budget.check()
+    assert TokenBudget(1_000).seconds_left() is None
+
+
 def test_sampling_keeps_what_it_has_when_the_budget_runs_out() -> None:
     with OpenAIServer(supports_n=False) as server:
         server.script(reply("a", total_tokens=60), reply("b", total_tokens=60), reply("c"))

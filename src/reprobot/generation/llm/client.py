@@ -3,7 +3,7 @@
 ``LLMClient`` wraps an ``openai.OpenAI`` client that the caller built (so tests point it at a
 local server). Retries with backoff on 429, 5xx and timeouts are the SDK's own, which honour
 ``retry-after``; whatever still fails becomes an ``LLMError``. A per-issue ``TokenBudget``
-stops spending before a request once the issue's tokens are used up.
+stops spending before a request once the issue's tokens or its time for model work are used up.
 
 The API key lives only inside the SDK client; nothing here logs it, and error messages that
 quote the server's answer have it scrubbed, in case a proxy echoes the request back.
@@ -12,7 +12,8 @@ quote the server's answer have it scrubbed, in case a proxy echoes the request b
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -43,20 +44,40 @@ class LLMRequestError(LLMError):
 
 
 class TokenBudget:
-    """Tokens one issue may spend over all its requests (``usage.total_tokens``)."""
+    """Tokens one issue may spend over all its requests (``usage.total_tokens``), and the wall
+    time its model work may take from the budget's creation (``seconds``; None: no bound):
+    slow replies must not hold a job for longer than the settings allow."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(
+        self,
+        limit: int,
+        seconds: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.limit = limit
         self.spent = 0
+        self.seconds = seconds
+        self._clock = clock
+        self._started = clock()
 
     @property
     def remaining(self) -> int:
-        return max(self.limit - self.spent, 0)
+        return max(self.limit - self.spent, 0) if self.seconds_left() != 0 else 0
+
+    def seconds_left(self) -> float | None:
+        """The wall time left for model work (None: no bound)."""
+        if self.seconds is None:
+            return None
+        return max(self.seconds - (self._clock() - self._started), 0.0)
 
     def check(self) -> None:
         """Raise ``BudgetExhausted`` when nothing is left for another request."""
         if self.spent >= self.limit:
             raise BudgetExhausted(f"token budget spent: {self.spent} of {self.limit} tokens used")
+        if self.seconds_left() == 0:
+            raise BudgetExhausted(
+                f"time budget spent: model work took the {self.seconds:.0f} s this issue may use"
+            )
 
     def charge(self, tokens: int) -> None:
         self.spent += max(tokens, 0)
@@ -161,7 +182,7 @@ class LLMClient:
             settings.llm_model,
             max_tokens=settings.llm_max_tokens,
             temperature=settings.llm_temperature,
-            budget=TokenBudget(settings.llm_token_budget),
+            budget=TokenBudget(settings.llm_token_budget, settings.llm_time_budget_s or None),
             timeout_s=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
         )
@@ -174,7 +195,7 @@ class LLMClient:
             self.model,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            budget=TokenBudget(self.budget.limit),
+            budget=TokenBudget(self.budget.limit, self.budget.seconds),
         )
         twin._n_supported = self._n_supported
         twin._token_param = self._token_param
@@ -288,6 +309,10 @@ class LLMClient:
             kwargs["n"] = n
         if tools:
             kwargs["tools"] = tools
+        left = self.budget.seconds_left()
+        if left is not None:
+            # No request outlives the issue's time budget, whatever the client's own timeout.
+            kwargs["timeout"] = left
         try:
             try:
                 completion = self._client.chat.completions.create(**kwargs)

@@ -52,7 +52,11 @@ def llm_drafts(
     if settings.llm_agent_steps > 0:
         # A spent budget (BudgetExhausted above, or sampling that stopped at it) ends both.
         if llm.budget.remaining <= 0:
-            spent = f"not run: the token budget of {llm.budget.limit} tokens is spent"
+            spent = (
+                f"not run: the time budget of {llm.budget.seconds:.0f} s for model work is spent"
+                if llm.budget.seconds_left() == 0
+                else f"not run: the token budget of {llm.budget.limit} tokens is spent"
+            )
             rejected.append((llm_agent.METHOD, spent))
         else:
             try:
