@@ -166,6 +166,9 @@ class LLMClient:
                 options["max_retries"] = max_retries
             client = client.with_options(**options)
         self._client = client
+        # The per-request timeout set here (None: the SDK client's own): a request's timeout is
+        # the shorter of it and the time left.
+        self._timeout_s = timeout_s
         self.model = model
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -197,6 +200,7 @@ class LLMClient:
             temperature=self.temperature,
             budget=TokenBudget(self.budget.limit, self.budget.seconds),
         )
+        twin._timeout_s = self._timeout_s
         twin._n_supported = self._n_supported
         twin._token_param = self._token_param
         return twin
@@ -311,8 +315,8 @@ class LLMClient:
             kwargs["tools"] = tools
         left = self.budget.seconds_left()
         if left is not None:
-            # No request outlives the time budget, whatever the client's own timeout.
-            kwargs["timeout"] = left
+            # No request outlives the time budget.
+            kwargs["timeout"] = min(left, self._timeout_s) if self._timeout_s else left
         try:
             try:
                 completion = self._client.chat.completions.create(**kwargs)
