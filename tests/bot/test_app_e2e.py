@@ -19,7 +19,7 @@ from reprobot.bot.render.pull import CHECK_NAME, VERIFICATION_MARKER
 from reprobot.bot.render.reproduction import REPRODUCTION_MARKER
 from reprobot.validation.env.env_image import EnvImage
 from tests.support import webhooks
-from tests.support.app_harness import APP_ID, INSTALLATION, REPO, AppHarness
+from tests.support.app_harness import APP_ID, INSTALLATION, REPO, AppHarness, wait_for
 from tests.support.browser import Chromium
 from tests.support.example_patches import FIX
 from tests.support.repos import EXAMPLE
@@ -324,6 +324,35 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_job_still_comments_once(
         assert harness.github.issue_labels(REPO, 9) == ["reproduced"]
     finally:
         harness.close()
+
+
+def test_a_check_run_never_stays_in_progress_when_the_comment_cannot_be_written(
+    tmp_path: Path, example_repo: Path, example_env: EnvImage
+) -> None:
+    # An App of its own: the job below fails on purpose, which the shared one's waits refuse.
+    app = AppHarness(tmp_path, example_repo)
+    try:
+        app.serve(workers=1)
+        assert app.deliver("issues", app.open_issue(1, ISSUE_TITLE, ISSUE_BODY)).status_code == 202
+        app.wait("issue #1's reproduction", lambda: app.bot_comments(1), timeout=400)
+        # The tests run, then every attempt to write the comment is refused.
+        app.github.fail_next("POST", r"/issues/2/comments$", 422, times=10)
+        head = app.push({"NOTES.md": "two\n"}, "Parse several units", "fix-2", patch=FIX)
+        assert app.deliver("pull_request", app.open_pull(2, head, "Fixes #1")).status_code == 202
+        # Not ``app.wait``, which gives up at a failed job: this one is meant to fail.
+        jobs = wait_for("the job to end", lambda: app.finished(2), timeout=600)
+        assert jobs and jobs[-1].state == "failed", app.logs()
+        runs = _check_runs(app, head)
+        assert runs
+        # Each check run the attempts created ended, neutral, saying why; none is left spinning.
+        assert {r["status"] for r in runs} == {"completed"}, runs
+        for run in runs:
+            assert run["conclusion"] == "neutral"
+            output = run["output"]
+            assert isinstance(output, dict) and output["title"] == "Reprobot could not finish"
+        assert app.bot_comments(2) == []
+    finally:
+        app.close()
 
 
 def test_check_run_names_the_app_and_links_its_page(app: AppHarness) -> None:

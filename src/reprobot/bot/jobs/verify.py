@@ -4,16 +4,17 @@ base and head; one comment edited in place, a check run, and the ``fix-verified`
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import structlog
 from sqlalchemy.exc import SQLAlchemyError
 
+from reprobot.bot.config.repo_file import RepoConfig
 from reprobot.bot.errors import JobAbandoned
 from reprobot.bot.github.auth import VERIFY_PERMISSIONS
 from reprobot.bot.github.linked_issues import closing_references
-from reprobot.bot.github.repo_api import PullInfo
+from reprobot.bot.github.repo_api import Conclusion, PullInfo
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
 from reprobot.bot.jobs.report_pages import link_line, publish
@@ -96,24 +97,54 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         if any_stored
         else f"Drafting reproducing tests from {refs}, knowing this pull request's change.",
     )
+    completed = False
+
+    def complete(
+        conclusion: Conclusion, title: str, summary: str, text: str, url: str | None
+    ) -> None:
+        nonlocal completed
+        session.api.complete_check_run(check_id, conclusion, title, summary, text, url)
+        completed = True
+
     try:
-        report, judged, page = _report(ctx, session, job, pull, stored, guard)
-    except Exception as exc:
-        # Never leave the check spinning, whatever stopped the job: say why (a retry makes a new
-        # one); the worker then handles the error as usual.
-        title = "Superseded" if isinstance(exc, JobAbandoned) else "Could not run the tests"
-        why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
-        summary = inline_code(why[:500])
-        url = None
-        with contextlib.suppress(SQLAlchemyError):  # the error being reported comes first
-            url = _publish_note(ctx, job, pull, issues, "neutral", title, f"{title}: {why[:500]}")
-        session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
+        _finish(ctx, session, job, pull, issues, stored, any_stored, guard, config, complete)
+    except BaseException as exc:
+        # This function owns the check run it created: whatever stopped the job after that
+        # (the tests, writing the page, the comment, the label), the check ends completed and
+        # says why, never left spinning; the worker then handles the error as usual.
+        if not completed:
+            title = "Superseded" if isinstance(exc, JobAbandoned) else "Reprobot could not finish"
+            why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
+            url = None
+            with contextlib.suppress(SQLAlchemyError):  # the error being reported comes first
+                url = _publish_note(
+                    ctx, job, pull, issues, "neutral", title, f"{title}: {why[:500]}"
+                )
+            with contextlib.suppress(ReprobotError):  # the check could not be reached either
+                complete("neutral", title, inline_code(why[:500]), "", url)
         raise
+
+
+def _finish(
+    ctx: AppContext,
+    session: job_setup.RepoSession,
+    job: Job,
+    pull: PullInfo,
+    issues: list[int],
+    stored: Mapping[int, ReproductionRecord | None],
+    any_stored: bool,
+    guard: Guard,
+    config: RepoConfig,
+    complete: Callable[[Conclusion, str, str, str, str | None], None],
+) -> None:
+    """Run the tests, then write the page, the comment, the check (through ``complete``) and
+    the label."""
+    report, judged, page = _report(ctx, session, job, pull, stored, guard)
     if not any_stored and not judged:
         # Nothing drafted either: no comment, the neutral check says there was nothing to run.
         title, summary = nothing_to_run(issues)
         url = publish(ctx, job.repo, pull.number, pull.head_sha, "neutral", page)
-        session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
+        complete("neutral", title, summary, "", url)
         return
     log.info("verify.finished", conclusion=report.conclusion)
     url = publish(ctx, job.repo, pull.number, pull.head_sha, report.conclusion, page)
@@ -121,9 +152,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     comment = report.comment + link_line(url)
     comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, comment, known)
     ctx.records.save_comment_id(job.repo, pull.number, COMMENT_KIND, comment_id)
-    session.api.complete_check_run(
-        check_id, report.conclusion, report.title, report.summary, report.text, url
-    )
+    complete(report.conclusion, report.title, report.summary, report.text, url)
     name = config.labels.verified
     if report.conclusion == "success" and report.label_allowed:
         apply_label(session.api, ctx.records, pull.number, name, pull.labels, "verified")
