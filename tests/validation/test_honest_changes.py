@@ -11,11 +11,9 @@ import docker
 import pytest
 
 from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
-from reprobot.validation.verify import verify
 from tests.support.example_patches import FIX, NEW_TEST
-from tests.support.repos import git
+from tests.support.judged_changes import MODES, commit_all, judge
 
 TEST_ID = "tests/test_multi.py::test_multi_unit"
 UNRELATED_TEST = """\
@@ -63,14 +61,7 @@ BESIDE_THE_FIX: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.fixture
-def clone(example_repo: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "durations"
-    subprocess.run(["git", "clone", "-q", str(example_repo), str(dest)], check=True)
-    return dest
-
-
-@pytest.mark.parametrize("mode", ["head", "fix"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(BESIDE_THE_FIX))
 def test_a_real_fix_with_what_fixes_carry_is_verified(
     docker_client: docker.DockerClient,
@@ -82,20 +73,7 @@ def test_a_real_fix_with_what_fixes_carry_is_verified(
     base = RepoSnapshot.from_git(clone, "HEAD")
     subprocess.run(["git", "-C", str(clone), "apply", "-"], input=FIX.encode(), check=True)
     BESIDE_THE_FIX[name](clone)
-    git(clone, "add", "-A")
-    git(clone, "commit", "-q", "-m", "fix")
-    head = RepoSnapshot.from_git(clone, "HEAD")
-    tests = Patch(NEW_TEST)
-    if mode == "head":
-        verdict = verify(docker_client, example_env, base, tests, head=head)
-    else:
-        diff = subprocess.run(
-            ["git", "-C", str(clone), "diff", base.sha, head.sha],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
+    verdict = judge(docker_client, example_env, base, commit_all(clone, "fix"), mode)
     assert verdict.transitions[TEST_ID].kind == "F->P"
     assert (verdict.status, verdict.review) == ("verified", ()), verdict.reasons
     assert verdict.success

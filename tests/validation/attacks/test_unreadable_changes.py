@@ -24,6 +24,7 @@ from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.support.example_patches import FIX, NEW_TEST
+from tests.support.judged_changes import MODES, commit_all, judge
 from tests.support.repos import git
 
 TEST_ID = "tests/test_multi.py::test_multi_unit"
@@ -188,20 +189,7 @@ DISARMED: dict[str, Build] = {
 }
 
 
-@pytest.fixture
-def clone(example_repo: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "durations"
-    subprocess.run(["git", "clone", "-q", str(example_repo), str(dest)], check=True)
-    return dest
-
-
-def _commit(repo: Path) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "a change")
-    return git(repo, "rev-parse", "HEAD")
-
-
-@pytest.mark.parametrize("mode", ["head", "fix"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_a_change_a_reviewer_cannot_read_is_never_verified(
     docker_client: docker.DockerClient,
@@ -213,19 +201,7 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
     build, named = ATTACKS[name]
     base = RepoSnapshot.from_git(clone, "HEAD")
     build(clone, _fixed_source(clone))
-    head = RepoSnapshot.from_git(clone, _commit(clone))
-    tests = Patch(NEW_TEST)
-    if mode == "head":
-        verdict = verify(docker_client, example_env, base, tests, head=head)
-    else:
-        # git's own bytes: a binary patch ends in a blank line that stripping would drop.
-        diff = subprocess.run(
-            ["git", "-C", str(clone), "diff", "--binary", base.sha, head.sha],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
+    verdict = judge(docker_client, example_env, base, commit_all(clone), mode)
     # The attack works: the drafted test passes with the bug still in parse.py ...
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}, verdict.reasons
     # ... and the verdict says which path a verified change may not hold.
@@ -233,7 +209,7 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
     assert any(named in concern for concern in verdict.review), verdict.review
 
 
-@pytest.mark.parametrize("mode", ["head", "fix"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(DISARMED))
 def test_build_code_and_metadata_of_the_change_never_load_before_the_verdict(
     docker_client: docker.DockerClient,
@@ -244,13 +220,7 @@ def test_build_code_and_metadata_of_the_change_never_load_before_the_verdict(
 ) -> None:
     base = RepoSnapshot.from_git(clone, "HEAD")
     DISARMED[name](clone, _fixed_source(clone))
-    head = RepoSnapshot.from_git(clone, _commit(clone))
-    tests = Patch(NEW_TEST)
-    if mode == "head":
-        verdict = verify(docker_client, example_env, base, tests, head=head)
-    else:
-        diff = git(clone, "diff", base.sha, head.sha) + "\n"
-        verdict = verify(docker_client, example_env, base, tests, fix=Patch(diff))
+    verdict = judge(docker_client, example_env, base, commit_all(clone), mode)
     # The plugin its packaging or its metadata registers never loads: the bug is still there.
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->F"}
     assert verdict.status == "not_verified" and not verdict.success
@@ -293,8 +263,7 @@ def test_a_diff_too_large_to_read_is_run_but_never_verified(
     subprocess.run(["git", "-C", str(clone), "apply", "-"], input=FIX.encode(), check=True)
     filler = "".join(f"value_{n} = {n}\n" for n in range(80_000))
     _write(clone, {"src/durations/generated.py": filler})
-    head = RepoSnapshot.from_git(clone, _commit(clone))
-    verdict = verify(docker_client, example_env, base, Patch(NEW_TEST), head=head)
+    verdict = judge(docker_client, example_env, base, commit_all(clone), "head")
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
     assert verdict.status == "needs_review" and not verdict.success
     assert verdict.review[0].startswith("it is a 1.")
