@@ -168,6 +168,11 @@ def marshalled_code(repo: Path, fixed: str) -> None:
     init.write_text(init.read_text() + "\nfrom durations import _table  # noqa: E402,F401\n")
 
 
+# Each attack, and what stops it: a path a verified change may not hold (its name said in the
+# review), or a harness that never loads the code at all ("F->F": the bug is still there).
+# Packaging that registers a plugin works only if the change's build code runs, which it never
+# does before the verdict's run; metadata the tree holds on the import path is dropped before
+# pytest starts.
 ATTACKS: dict[str, tuple[Build, str]] = {
     "zip-on-the-package-path": (zip_on_the_package_path, "src/durations/compat.zip"),
     "finder-serving-a-blob": (finder_serving_a_blob, "sys.meta_path"),
@@ -178,14 +183,8 @@ ATTACKS: dict[str, tuple[Build, str]] = {
     ),
     "tests-package-patches": (package_file_of_tests, "tests/__init__.py"),
     "shadowing-symlink": (shadowing_symlink, "durations"),
-}
-# Packaging that registers the plugin works only if the change's build code runs, which it
-# never does before the verdict's run: the change side is not installed again.
-# Metadata the tree holds on the import path is dropped before pytest starts: only what the
-# environment's own build made is read.
-DISARMED: dict[str, Build] = {
-    "packaging-entry-point": packaging_entry_point,
-    "metadata-entry-point": metadata_entry_point,
+    "packaging-entry-point": (packaging_entry_point, "F->F"),
+    "metadata-entry-point": (metadata_entry_point, "F->F"),
 }
 
 
@@ -198,32 +197,21 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
     name: str,
     mode: str,
 ) -> None:
-    build, named = ATTACKS[name]
+    build, stopped_by = ATTACKS[name]
     base = RepoSnapshot.from_git(clone, "HEAD")
     build(clone, _fixed_source(clone))
     verdict = judge(docker_client, example_env, base, commit_all(clone), mode)
+    kinds = {k: t.kind for k, t in verdict.transitions.items()}
+    assert not verdict.success
+    if stopped_by == "F->F":
+        # The plugin its packaging or its metadata registers never loads.
+        assert kinds == {TEST_ID: "F->F"} and verdict.status == "not_verified"
+        return
     # The attack works: the drafted test passes with the bug still in parse.py ...
-    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}, verdict.reasons
+    assert kinds == {TEST_ID: "F->P"}, verdict.reasons
     # ... and the verdict says which path a verified change may not hold.
-    assert verdict.status == "needs_review" and not verdict.success
-    assert any(named in concern for concern in verdict.review), verdict.review
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", sorted(DISARMED))
-def test_build_code_and_metadata_of_the_change_never_load_before_the_verdict(
-    docker_client: docker.DockerClient,
-    example_env: EnvImage,
-    clone: Path,
-    name: str,
-    mode: str,
-) -> None:
-    base = RepoSnapshot.from_git(clone, "HEAD")
-    DISARMED[name](clone, _fixed_source(clone))
-    verdict = judge(docker_client, example_env, base, commit_all(clone), mode)
-    # The plugin its packaging or its metadata registers never loads: the bug is still there.
-    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->F"}
-    assert verdict.status == "not_verified" and not verdict.success
+    assert verdict.status == "needs_review"
+    assert any(stopped_by in concern for concern in verdict.review), verdict.review
 
 
 # The same new conftest.py, named as git reads it but not as its header looks.
