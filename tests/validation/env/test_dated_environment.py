@@ -86,6 +86,8 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
             labels = docker_client.images.get(env.tag).labels
             assert labels["reprobot.env.resolver"] == DATED_RESOLVER
             assert labels["reprobot.env.commit-date"] == "2023-03-01T12:00:00+00:00"
+            # The build's end is recorded: a bound later than it never was the real moment.
+            assert env.built_at > env.as_of and env.built_at.endswith("Z")
             listed = {c.tag: c for c in cached_images(docker_client, dated)}
             assert listed[env.tag].as_of == env.as_of
             # The command line shows it too: the listing, and a build that finds the image.
@@ -123,7 +125,7 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
             made.append(unbounded.tag)
             assert unbounded.tag == environment_tag(docker_client, spec, snapshot, newest)
             assert unbounded.tag != env.tag
-            assert unbounded.as_of == ""
+            assert unbounded.as_of == "" and unbounded.built_at
             broken = run_tests(docker_client, unbounded, snapshot, selection=[TEST_ID])
             assert broken.outcomes[TEST_ID] is not Outcome.PASSED
             # A conda environment file's build is keyed by the date bound too.

@@ -200,13 +200,24 @@ def run_side(side: Literal["base", "head"], run: TestRun, sha: str = "") -> RunS
     )
 
 
+def packages_moment(as_of: str, as_of_why: str, built_at: str) -> tuple[str, str]:
+    """When an image's packages really resolved, and why then: the bound the build resolved
+    under, unless the build ended before it (a commit of today resolves as of tomorrow, which
+    the index had not reached), or no bound (the newest releases at the end of the build).
+    ISO 8601 UTC strings compare as times."""
+    if built_at and (not as_of or built_at < as_of):
+        return built_at, "the newest releases when the environment was built"
+    return as_of, as_of_why
+
+
 def environment_view(env: EnvImage, packages: Sequence[str] = ()) -> EnvironmentView:
+    as_of, as_of_why = packages_moment(env.as_of, env.as_of_why, env.built_at)
     return EnvironmentView(
         image=env.tag,
         python=env.spec.python,
         test_command=clean(env.spec.test_cmd, 2_000),
-        as_of=env.as_of,
-        as_of_why=clean(env.as_of_why, 2_000),
+        as_of=as_of,
+        as_of_why=clean(as_of_why, 2_000),
         packages=tuple(clean(p, 300) for p in list(packages or env.packages)[:MAX_PACKAGES]),
         relaxed=tuple(clean(r, 300) for r in env.relaxed),
         skipped=tuple(clean(s, 300) for s in env.skipped),

@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,9 @@ class EnvImage:
     sources: Mapping[str, str] = field(default_factory=dict)
     # The version given to a project whose version comes from git (``detect.scm_version``).
     version: str = ""
+    # When the build finished (ISO 8601, "" for images built before it was recorded): a
+    # resolution moment later than this (a commit of today, plus its day of grace) never was.
+    built_at: str = ""
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -92,6 +96,7 @@ class EnvImage:
             packages=tuple(json.loads(labels.get("reprobot.env.packages", "[]"))),
             sources=json.loads(labels.get("reprobot.env.sources", "{}")),
             version=labels.get("reprobot.env.version", ""),
+            built_at=labels.get("reprobot.env.built-at", ""),
         )
 
 
@@ -322,6 +327,7 @@ def _build(client: docker.DockerClient, build: _Build, settings: Settings, as_of
             "reprobot.env.packages": json.dumps(build_result.get("freeze", [])),
             "reprobot.env.sources": json.dumps(build.sources, sort_keys=True),
             "reprobot.env.version": version.label() if version else "",
+            "reprobot.env.built-at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
         changes = [f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()]
         container.commit(repository=repository, tag=image_tag, changes=[*changes, "WORKDIR /work"])
