@@ -95,6 +95,16 @@ class Settings(BaseSettings):
     public_url: str = ""
     page_secret: SecretStr = SecretStr("")
     page_retention_days: float = Field(default=90.0, gt=0)
+    # Pages of private repositories are shown only to GitHub users who can read the repository:
+    # they sign in through the App's own user authorization (the client id and secret of the
+    # App's settings page, whose callback URL is PUBLIC_URL/auth/callback), at GITHUB_URL (GitHub
+    # Enterprise Server: https://HOST). Without OAUTH_CLIENT_ID such pages are never shown. A
+    # user's read access is asked of GitHub again once its answer is ACCESS_CACHE_S old: short,
+    # so that losing access to the repository soon takes its pages away too.
+    github_url: str = "https://github.com"
+    oauth_client_id: str = ""
+    oauth_client_secret: SecretStr = SecretStr("")
+    access_cache_s: float = Field(default=300.0, ge=0)
 
     # Store and queue. Empty: SQLite files under the cache directory (the embedded default).
     # DATABASE_URL may be postgresql+psycopg://...; QUEUE_URL may be redis://...

@@ -47,6 +47,7 @@ def test_the_manifest_asks_for_the_least_it_needs() -> None:
         "active": True,
     }
     assert manifest["redirect_url"] == "https://bot.example.org/reprobot/registered"
+    assert manifest["callback_urls"] == ["https://bot.example.org/reprobot/auth/callback"]
     with pytest.raises(AppConfigError):
         build_manifest("javascript:alert(1)")
 
@@ -83,6 +84,9 @@ def test_register_stores_credentials_that_serve_starts_from(tmp_path: Path) -> N
         settings = Settings(_env_file=env_path)
         assert settings.app_id == 5151
         assert settings.webhook_secret == SecretStr("hook secret")
+        # The App's OAuth client, for the sign-in of private repositories' pages.
+        assert settings.oauth_client_id == f"Iv23li{5151:014d}"
+        assert settings.oauth_client_secret.get_secret_value() == "0" * 40
         assert settings.private_key_path is not None
         assert stat.S_IMODE(settings.private_key_path.stat().st_mode) == 0o600
         # The stored key signs JWTs GitHub accepts.
@@ -98,6 +102,8 @@ def test_credentials_are_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(AppConfigError, match="exists"):
         write_credentials(creds, tmp_path, "https://api.github.com")
     assert "hush-hush" not in repr(creds) and "PRIVATE" not in repr(creds)
+    with_client = AppCredentials(1, "bot", "", "pem", "hook", "Iv1.abc", "client-hush")
+    assert "client-hush" not in repr(with_client)
 
 
 def test_manifest_command_writes_the_page(tmp_path: Path) -> None:

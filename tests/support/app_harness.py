@@ -167,9 +167,10 @@ class AppHarness:
         """``wait_for`` that gives up as soon as the App is ``broken``."""
         return wait_for(what, probe, timeout, abort=self.broken)
 
-    def worker(self, metrics_port: int | None = None) -> subprocess.Popen[bytes]:
-        """A ``reprobot worker`` process; with ``metrics_port`` it serves its own metrics."""
-        args = ["worker", "--threads", "1"]
+    def worker(self, metrics_port: int | None = None, threads: int = 1) -> subprocess.Popen[bytes]:
+        """A ``reprobot worker`` process running ``threads`` jobs at once; with
+        ``metrics_port`` it serves its own metrics."""
+        args = ["worker", "--threads", str(threads)]
         if metrics_port is not None:
             args += ["--metrics-port", str(metrics_port)]
         return self._spawn(args, "worker.log")

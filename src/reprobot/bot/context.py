@@ -12,6 +12,7 @@ from reprobot.bot.errors import AppConfigError
 from reprobot.bot.github.auth import GitHubApp
 from reprobot.bot.jobs.queue import JobQueue, make_huey
 from reprobot.bot.metrics import CountingTransport, Metrics
+from reprobot.bot.store.check_runs import CheckRuns
 from reprobot.bot.store.engine import make_engine, migrate
 from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.pages import Pages
@@ -27,6 +28,7 @@ class AppContext:
     ledger: Ledger
     records: Records
     pages: Pages
+    check_runs: CheckRuns
     queue: JobQueue
     github: GitHubApp
     metrics: Metrics = field(default_factory=Metrics)
@@ -44,6 +46,7 @@ class AppContext:
     def close(self) -> None:
         if self._docker is not None:
             self._docker.close()
+        self.github.close()
         self.engine.dispose()
 
 
@@ -69,6 +72,7 @@ def build_context(
         ledger=ledger,
         records=Records(engine),
         pages=Pages(engine),
+        check_runs=CheckRuns(engine),
         queue=queue,
         github=github,
         metrics=metrics,

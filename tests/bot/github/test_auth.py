@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 
 from reprobot.bot.errors import AppConfigError, GitHubError
 from reprobot.bot.github.auth import (
+    RENEWALS,
     REPRODUCE_PERMISSIONS,
     TOKEN_MARGIN,
     VERIFY_PERMISSIONS,
@@ -206,15 +209,77 @@ def test_a_rejected_cached_token_is_dropped_and_renewed_once(
     first = auth.token
     # GitHub stops accepting every token issued so far (revoked, as on a permissions change).
     server.expire_tokens()
+    rejected_at = time.monotonic()
     assert api.issue(1).number == 1
     assert auth.token.token != first.token
     assert [t["token"] for t in server.tokens] == [first.token, auth.token.token]
     # The cache holds the new token: the next job of this repository gets it, not the old one.
     assert app.token(INSTALLATION, REPO, VERIFY_PERMISSIONS).token == auth.token.token
-    # A second job that still held the old token renews to the same new one, minting nothing.
+    # A second job whose request the same revocation refused renews to the same new one,
+    # minting nothing.
     stale = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
-    assert stale.renew(first).token == auth.token.token
+    assert stale.renew(first, rejected_at).token == auth.token.token
     assert len(server.tokens) == 2
+
+
+def test_a_renewal_never_hands_out_a_token_the_same_revocation_killed(
+    server: GitHubServer, app: GitHubApp
+) -> None:
+    # Job A renews first; its new token is minted, then a revocation kills it and job B's
+    # token together. B must not take A's cached token: it is as dead as its own.
+    a = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+    b = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+    held = b.token
+    minted_before = a.renew(a.token, time.monotonic())
+    server.expire_tokens()
+    rejected_at = time.monotonic()
+
+    fresh = b.renew(held, rejected_at)
+
+    assert fresh.token not in (held.token, minted_before.token)
+    assert RepoAPI(app.client_for(b), REPO, APP_ID).issue(1).number == 1
+    # A, refused by the same revocation, takes B's new token instead of minting a third.
+    assert a.renew(minted_before, rejected_at).token == fresh.token
+    assert len(server.tokens) == 3
+
+
+def test_requests_in_flight_survive_revocations_and_each_others_clients(
+    server: GitHubServer, app: GitHubApp
+) -> None:
+    # Every client the App makes shares one connection pool, and githubkit closes its client
+    # after each request: no request may close the pool under another, nor under the request
+    # whose 401 is being renewed.
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def reads(n: int) -> None:
+        try:
+            for i in range(n):
+                auth = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
+                api = RepoAPI(app.client_for(auth), REPO, APP_ID)
+                assert api.issue(1).number == 1
+                if i % 3 == 0:
+                    api.add_label(1, "seen")
+        except BaseException as exc:  # noqa: BLE001 - every failure is the test's finding
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reads, args=(25,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+
+    def revoke() -> None:
+        while not done.wait(0.2):
+            server.expire_tokens()
+
+    revoker = threading.Thread(target=revoke)
+    revoker.start()
+    for thread in threads:
+        thread.join(120)
+    done.set()
+    revoker.join()
+
+    assert errors == []
+    assert len(server.tokens) > 2  # the revocations did land during the run
 
 
 def test_a_mutation_whose_token_was_revoked_is_sent_again_with_a_new_one(
@@ -237,9 +302,9 @@ def test_a_token_rejected_again_after_renewal_is_an_error(
 ) -> None:
     auth = app.installation(INSTALLATION, REPO, VERIFY_PERMISSIONS)
     api = RepoAPI(app.client_for(auth), REPO, APP_ID)
-    server.fail_next("GET", r"/issues/1$", 401, times=2)
+    server.fail_next("GET", r"/issues/1$", 401, times=RENEWALS + 1)
     with pytest.raises(GitHubError) as failed:
         api.issue(1)
     assert failed.value.status == 401
-    # Renewed once, not in a loop.
-    assert len(server.tokens) == 2
+    # Renewed a bounded number of times, not in a loop.
+    assert len(server.tokens) == RENEWALS + 1

@@ -186,6 +186,8 @@ def test_a_bad_token_is_a_github_error(
         git_mirror.fetch(cache_dir, REPO, server.git_url(REPO), wrong, ["main"], timeout=60)
     assert refused.value.repo == REPO
     assert "git fetch failed" in str(refused.value) and wrong not in str(refused.value)
+    # Said as GitHub's 401, so that a job renews its token and fetches again.
+    assert refused.value.status == 401
     # Refused at the first request (git may ask once more, with the askpass's empty answer).
     assert {c.status for c in git_calls(server)} == {401}
 
@@ -193,6 +195,7 @@ def test_a_bad_token_is_a_github_error(
     with pytest.raises(GitHubError) as expired:
         fetch(server, cache_dir, token, ["main"])
     assert token.token not in str(expired.value)
+    assert expired.value.status == 401
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import re
 import subprocess
 from urllib.parse import unquote
 
-from tests.support.github_server.graphql import GraphQLRoute
+from tests.support.github_server.oauth import OAuthRoutes
 from tests.support.github_server.records import (
     PERMISSION_LEVELS,
     _Answer,
@@ -18,7 +18,7 @@ from tests.support.github_server.records import (
 )
 
 
-class GitHttp(GraphQLRoute):
+class GitHttp(OAuthRoutes):
     """git's smart HTTP protocol (fetch only), through the real ``git http-backend``."""
 
     # --- git smart HTTP -------------------------------------------------------------------

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.support.github_server.oauth import OAUTH_PREFIX, OAuthState
 from tests.support.github_server.records import (
     _REPO,
     API_PREFIX,
@@ -84,6 +85,7 @@ class GitHubServer(Scenario):
         self._faults: list[_Fault] = []
         self._manifest_codes: dict[str, JSON] = {}
         self._calls: list[Call] = []
+        self._oauth = OAuthState()
         self._routes = self._route_table()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         # Handler threads of clients that gave up, or keep a connection open, must not delay
@@ -178,8 +180,11 @@ class GitHubServer(Scenario):
                 answer = self._graphql(req)
                 answer.resource = "graphql"
                 return answer
+            if req.path.startswith(OAUTH_PREFIX):
+                return self._oauth_web(req)
             if req.path.startswith(API_PREFIX + "/"):
-                return self._rest(req)
+                # A user's token (the App's user authorization) asks what its user may see.
+                return self._as_user(req) or self._rest(req)
             raise _not_found()
         except _HttpError as error:
             return error.answer()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -37,6 +38,9 @@ VERIFY_PERMISSIONS: Mapping[str, str] = {
 log = structlog.get_logger(__name__)
 
 TOKEN_MARGIN = timedelta(minutes=5)
+_TokenKey = tuple[int, str, tuple[tuple[str, str], ...]]
+# How often one request may renew its token: each renewal follows a revocation of its own.
+RENEWALS = 2
 
 
 @dataclass(frozen=True)
@@ -48,12 +52,38 @@ class InstallationToken:
     installation_id: int
     repositories: tuple[str, ...]
     permissions: Mapping[str, str]
+    # When (``time.monotonic``) the request that minted it was sent: a revocation GitHub
+    # reported after this moment may have killed it, one reported before cannot have.
+    asked_at: float = 0.0
 
     def __repr__(self) -> str:  # never print the secret itself
         return (
             f"InstallationToken(installation_id={self.installation_id}, "
             f"repositories={self.repositories}, expires_at={self.expires_at.isoformat()})"
         )
+
+
+class SharedTransport(httpx.BaseTransport):
+    """The one connection pool behind every client the App makes.
+
+    githubkit makes an httpx client for each request and closes it after, and closing a client
+    closes its transport: a shared pool would be closed under every other request in flight
+    (``Bad file descriptor`` while reading an answer), and under the request whose 401 is being
+    renewed. This transport ignores those closes; the App closes the pool once, at shutdown.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
+        self.inner = inner or httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        """A client is done with the pool; the pool stays open for the others."""
+
+    def shut(self) -> None:
+        """Close the pool itself: the App is stopping."""
+        self.inner.close()
 
 
 def _parse_expiry(text: str) -> datetime:
@@ -89,9 +119,12 @@ class GitHubApp:
         # installation's queue, and would wait on itself forever in the same one.
         self._app_throttler = MutationThrottler(self._throttler.pause_s)
         self._timeout_s = timeout_s
-        self._transport = transport
+        self._transport = SharedTransport(transport)
         self._clock = clock
-        self._tokens: dict[tuple[int, str, tuple[tuple[str, str], ...]], InstallationToken] = {}
+        self._tokens: dict[_TokenKey, InstallationToken] = {}
+        # One mint at a time per key: the requests a revocation rejects together renew to one
+        # new token instead of each minting its own.
+        self._minting: dict[_TokenKey, threading.Lock] = {}
         self._lock = threading.Lock()
         self._bot_login: str | None = None
 
@@ -152,17 +185,51 @@ class GitHubApp:
             AppAuthStrategy(str(self.app_id), self._private_key), self._app_throttler
         )
 
-    def token(
-        self, installation_id: int, repo: str, permissions: Mapping[str, str]
-    ) -> InstallationToken:
-        """A token for ``repo`` (``owner/name``) with ``permissions`` only; reused until
-        shortly before it expires."""
-        name = repo.partition("/")[2]
-        key = (installation_id, repo.lower(), tuple(sorted(permissions.items())))
+    def close(self) -> None:
+        """Close the connection pool every client of this App shares."""
+        self._transport.shut()
+
+    def _usable(self, key: _TokenKey, fresher_than: float | None) -> InstallationToken | None:
         with self._lock:
             cached = self._tokens.get(key)
-            if cached is not None and cached.expires_at - TOKEN_MARGIN > self._clock():
+        if cached is None or cached.expires_at - TOKEN_MARGIN <= self._clock():
+            return None
+        if fresher_than is not None and cached.asked_at < fresher_than:
+            return None
+        return cached
+
+    def token(
+        self,
+        installation_id: int,
+        repo: str,
+        permissions: Mapping[str, str],
+        *,
+        fresher_than: float | None = None,
+    ) -> InstallationToken:
+        """A token for ``repo`` (``owner/name``) with ``permissions`` only; reused until
+        shortly before it expires. With ``fresher_than`` (a ``time.monotonic`` moment), only a
+        token minted after it: one minted before may have died in the same revocation."""
+        key = (installation_id, repo.lower(), tuple(sorted(permissions.items())))
+        cached = self._usable(key, fresher_than)
+        if cached is not None:
+            return cached
+        with self._lock:
+            minting = self._minting.setdefault(key, threading.Lock())
+        with minting:
+            # Another request may have minted one while this waited.
+            cached = self._usable(key, fresher_than)
+            if cached is not None:
                 return cached
+            token = self._mint(installation_id, repo, permissions)
+            with self._lock:
+                self._tokens[key] = token
+            return token
+
+    def _mint(
+        self, installation_id: int, repo: str, permissions: Mapping[str, str]
+    ) -> InstallationToken:
+        name = repo.partition("/")[2]
+        asked_at = time.monotonic()
         # githubkit's namespaces hold their client weakly: keep it referenced.
         app = self.app_client()
         try:
@@ -180,16 +247,14 @@ class GitHubApp:
         except GitHubException as exc:
             raise GitHubError(f"cannot get an installation token: {exc!r}", repo=repo) from exc
         data: dict[str, Any] = dict(resp.json())
-        token = InstallationToken(
+        return InstallationToken(
             token=str(data["token"]),
             expires_at=_parse_expiry(str(data["expires_at"])),
             installation_id=installation_id,
             repositories=(repo,),
             permissions=dict(data.get("permissions") or permissions),
+            asked_at=asked_at,
         )
-        with self._lock:
-            self._tokens[key] = token
-        return token
 
     def bot_login(self) -> str:
         """The login of the App's bot account (``slug[bot]``), read once from ``GET /app``."""
@@ -219,8 +284,8 @@ class GitHubApp:
     def installation(
         self, installation_id: int, repo: str, permissions: Mapping[str, str]
     ) -> InstallationAuth:
-        """The installation's narrowed rights on ``repo``, renewed once when GitHub rejects
-        the cached token; ``client_for`` makes a client that uses them."""
+        """The installation's narrowed rights on ``repo``, renewed when GitHub rejects the
+        token; ``client_for`` makes a client that uses them."""
         return InstallationAuth(self, installation_id, repo, dict(permissions))
 
     def client_for(self, auth: InstallationAuth) -> GitHub[Any]:
@@ -233,8 +298,10 @@ class InstallationAuth(BaseAuthStrategy):
 
     A cached token can stop working before its expiry (an installation's tokens are revoked
     when its permissions change, or by hand): GitHub answers 401. Then the token is dropped
-    from the App's cache and the request is sent once more with a newly minted one; a second
-    401 is an answer like any other.
+    from the App's cache and the request is sent again with one minted after the refusal. A
+    token that new can only be refused by a later revocation, so a request is renewed at most
+    ``RENEWALS`` times; a 401 after that (the App suspended or uninstalled) is an answer like
+    any other.
     """
 
     def __init__(
@@ -245,13 +312,18 @@ class InstallationAuth(BaseAuthStrategy):
         self._lock = threading.Lock()
         self.token = app.token(installation_id, repo, permissions)
 
-    def renew(self, rejected: InstallationToken) -> InstallationToken:
-        """A token other than ``rejected``: the one another request already renewed to, or a
-        new one."""
+    def renew(self, rejected: InstallationToken, rejected_at: float) -> InstallationToken:
+        """A token GitHub cannot have revoked along with ``rejected``, which it refused at
+        ``rejected_at`` (``time.monotonic``): one minted after that moment, by another request
+        that renewed already or by this one."""
         with self._lock:
-            if self.token.token == rejected.token:
-                self.app.forget(rejected)
-                self.token = self.app.token(self.installation_id, self.repo, self.permissions)
+            current = self.token
+            if current.token != rejected.token and current.asked_at >= rejected_at:
+                return current
+            self.app.forget(rejected)
+            self.token = self.app.token(
+                self.installation_id, self.repo, self.permissions, fresher_than=rejected_at
+            )
             return self.token
 
     def get_auth_flow(self, github: Any) -> httpx.Auth:
@@ -267,11 +339,13 @@ class _RenewingTokenAuth(httpx.Auth):
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         token = self.source.token
+        for _ in range(RENEWALS):
+            request.headers["Authorization"] = f"token {token.token}"
+            response = yield request
+            if response.status_code != 401:
+                return
+            rejected_at = time.monotonic()
+            log.warning("github.token_rejected", repo=self.source.repo)
+            token = self.source.renew(token, rejected_at)
         request.headers["Authorization"] = f"token {token.token}"
-        response = yield request
-        if response.status_code != 401:
-            return
-        log.warning("github.token_rejected", repo=self.source.repo)
-        fresh = self.source.renew(token)
-        request.headers["Authorization"] = f"token {fresh.token}"
         yield request

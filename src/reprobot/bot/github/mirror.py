@@ -20,6 +20,8 @@ from reprobot.bot.errors import GitHubError
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+# How git reports that the server refused the token (an HTTP 401).
+_REJECTED = ("Authentication failed", "returned error: 401", "could not read Username")
 
 
 def mirror_path(cache_dir: Path, repo: str) -> Path:
@@ -69,7 +71,9 @@ def _run(args: Sequence[str], env: dict[str, str] | None, repo: str, timeout: fl
         raise GitHubError(f"git {verb} timed out after {timeout:.0f} s", repo=repo) from exc
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise GitHubError(f"git {verb} failed: {err}", repo=repo)
+        # git says so in words only; the status lets the caller renew the token and try again.
+        status = 401 if any(sign in err for sign in _REJECTED) else None
+        raise GitHubError(f"git {verb} failed: {err}", repo=repo, status=status)
     return proc.stdout.decode("utf-8", "replace")
 
 

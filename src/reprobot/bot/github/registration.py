@@ -40,8 +40,9 @@ def manifest_path() -> Path:
 def build_manifest(
     base_url: str, name: str | None = None, source: Path | None = None
 ) -> dict[str, Any]:
-    """The App manifest with this server's addresses: the webhook at ``BASE/webhook`` and the
-    redirect after registration at ``BASE/registered``."""
+    """The App manifest with this server's addresses: the webhook at ``BASE/webhook``, the
+    redirect after registration at ``BASE/registered`` and the sign-in callback of private
+    report pages at ``BASE/auth/callback``."""
     if not base_url.startswith(("https://", "http://")):
         raise AppConfigError(f"the App's URL must be http(s): {base_url!r}")
     base = base_url.rstrip("/")
@@ -49,6 +50,8 @@ def build_manifest(
     data["url"] = base
     data["hook_attributes"] = {"url": f"{base}/webhook", "active": True}
     data["redirect_url"] = f"{base}/registered"
+    # Where GitHub sends a reader back after signing in to read a private repository's page.
+    data["callback_urls"] = [f"{base}/auth/callback"]
     if name:
         data["name"] = name
     return data
@@ -79,6 +82,9 @@ class AppCredentials:
     html_url: str
     pem: str
     webhook_secret: str
+    # The App's OAuth client, for the sign-in that private repositories' pages need.
+    client_id: str = ""
+    client_secret: str = ""
 
     def __repr__(self) -> str:  # the key and the secret never go to a log
         return f"AppCredentials(app_id={self.app_id}, slug={self.slug!r})"
@@ -105,6 +111,8 @@ def convert(code: str, api_url: str) -> AppCredentials:
         html_url=str(data.get("html_url") or ""),
         pem=str(data["pem"]),
         webhook_secret=str(data.get("webhook_secret") or ""),
+        client_id=str(data.get("client_id") or ""),
+        client_secret=str(data.get("client_secret") or ""),
     )
 
 
@@ -123,6 +131,11 @@ def write_credentials(creds: AppCredentials, directory: Path, api_url: str) -> t
         f"REPROBOT_WEBHOOK_SECRET={creds.webhook_secret}",
         f"REPROBOT_GITHUB_API_URL={api_url}",
     ]
+    if creds.client_id and creds.client_secret:
+        lines += [
+            f"REPROBOT_OAUTH_CLIENT_ID={creds.client_id}",
+            f"REPROBOT_OAUTH_CLIENT_SECRET={creds.client_secret}",
+        ]
     for path, text in ((key_path, creds.pem), (env_path, "\n".join(lines) + "\n")):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:

@@ -358,6 +358,19 @@ class RepoAPI:
         )
         return int(data["id"])
 
+    def update_check_run(self, check_run_id: int, title: str, summary: str) -> None:
+        """Say something new on a check run that stays in progress."""
+        self._json(
+            "updating the check run",
+            lambda: self.gh.rest.checks.update(
+                self.owner,
+                self.name,
+                check_run_id,
+                status="in_progress",
+                output={"title": title, "summary": summary},
+            ),
+        )
+
     def complete_check_run(
         self,
         check_run_id: int,

@@ -13,15 +13,24 @@ if TYPE_CHECKING:
 
 
 def publish(
-    ctx: AppContext, repo: str, number: int, head_sha: str | None, status: str, page: Page
+    ctx: AppContext,
+    repo: str,
+    number: int,
+    head_sha: str | None,
+    status: str,
+    page: Page,
+    *,
+    private: bool,
 ) -> str | None:
     """Keep ``page`` and return its link; None when the App has no public address (PUBLIC_URL),
-    as nobody could reach it then."""
+    as nobody could reach it then. ``private``: the repository is private, so the page is shown
+    only to signed-in users who can read it."""
     links = page_links(ctx.settings)
     if not links.linkable:
         return None
     kind: PageKind = "reproduction" if page.kind == "reproduction" else "verdict"
-    stored = ctx.pages.save(kind, repo, number, head_sha, status, page.model_dump_json())
+    document = page.model_dump_json()
+    stored = ctx.pages.save(kind, repo, number, head_sha, status, document, private=private)
     return links.url(stored.id)
 
 

@@ -48,7 +48,9 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         return
 
     mirror = job_setup.fetch(
-        ctx, session, [session.default_sha, f"refs/heads/{session.info.default_branch}"]
+        ctx.settings.cache_dir,
+        session,
+        [session.default_sha, f"refs/heads/{session.info.default_branch}"],
     )
     snapshot = job_setup.snapshot(mirror, session, session.default_sha)
     detected = job_setup.detected_environment(session, snapshot)
@@ -118,7 +120,9 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         issue_title=issue.title,
     )
     status = "reproduced" if result.reproduced else "not_reproduced"
-    body += link_line(publish(ctx, job.repo, job.number, None, status, page))
+    body += link_line(
+        publish(ctx, job.repo, job.number, None, status, page, private=session.info.private)
+    )
     known = ctx.records.comment_id(job.repo, job.number, COMMENT_KIND)
     comment_id = session.api.upsert_comment(job.number, REPRODUCTION_MARKER, body, known)
     ctx.records.save_comment_id(job.repo, job.number, COMMENT_KIND, comment_id)

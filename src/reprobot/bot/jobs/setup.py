@@ -3,6 +3,7 @@ commits it needs, and the environment to test them in."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ import structlog
 
 from reprobot.bot.config.repo_file import ConfigResult, parse_repo_config
 from reprobot.bot.context import AppContext
+from reprobot.bot.errors import GitHubError
 from reprobot.bot.github import mirror as git_mirror
 from reprobot.bot.github.auth import InstallationAuth
 from reprobot.bot.github.repo_api import IssueInfo, RepoAPI, RepoInfo
@@ -88,15 +90,23 @@ def command_allowed(session: RepoSession, payload: Mapping[str, Any]) -> bool:
     return bool(user) and session.api.permission(user) in _WRITERS
 
 
-def fetch(ctx: AppContext, session: RepoSession, refs: Sequence[str]) -> Path:
-    """The local mirror of the repository, holding every commit of ``refs``."""
-    return git_mirror.fetch(
-        ctx.settings.cache_dir,
-        session.info.full_name,
-        session.info.clone_url,
-        session.auth.token.token,
-        refs,
-    )
+def fetch(cache_dir: Path, session: RepoSession, refs: Sequence[str]) -> Path:
+    """The local mirror of the repository, holding every commit of ``refs``. A token GitHub
+    refuses (revoked since the job began) is renewed once, as for API requests."""
+    token = session.auth.token
+    try:
+        return _fetch(cache_dir, session, refs, token.token)
+    except GitHubError as exc:
+        if exc.status != 401:
+            raise
+        rejected_at = time.monotonic()
+        log.warning("github.git_token_rejected", repo=session.info.full_name)
+        fresh = session.auth.renew(token, rejected_at)
+        return _fetch(cache_dir, session, refs, fresh.token)
+
+
+def _fetch(cache_dir: Path, session: RepoSession, refs: Sequence[str], token: str) -> Path:
+    return git_mirror.fetch(cache_dir, session.info.full_name, session.info.clone_url, token, refs)
 
 
 def snapshot(mirror: Path, session: RepoSession, sha: str) -> RepoSnapshot:

@@ -16,6 +16,8 @@ from reprobot.bot.github.auth import VERIFY_PERMISSIONS
 from reprobot.bot.github.linked_issues import closing_references
 from reprobot.bot.github.repo_api import Conclusion, PullInfo
 from reprobot.bot.jobs import setup as job_setup
+from reprobot.bot.jobs.attempts import tries_again
+from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRun, why
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
 from reprobot.bot.jobs.report_pages import link_line, publish
 from reprobot.bot.metrics import MetricsProgress
@@ -30,9 +32,8 @@ from reprobot.bot.render.pull import (
     nothing_to_run,
     render_pull_report,
 )
-from reprobot.bot.store.jobs import Job
+from reprobot.bot.store.jobs import LIVE_STATES, Job
 from reprobot.bot.store.records import ReproductionRecord
-from reprobot.errors import ReprobotError
 from reprobot.progress import Progress
 from reprobot.validation import (
     EnvImage,
@@ -89,40 +90,53 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         return
     guard.check()
     refs = ", ".join(f"#{n}" for n in issues)
-    check_id = session.api.create_check_run(
-        pull.head_sha,
+    check = CheckRun(session.api, ctx.check_runs, job, pull.head_sha)
+    check.start(
         CHECK_NAME,
         "Running the reproducing tests",
         f"Running the stored reproducing tests of {refs} on the base and on this head."
         if any_stored
         else f"Drafting reproducing tests from {refs}, knowing this pull request's change.",
     )
-    completed = False
-
-    def complete(
-        conclusion: Conclusion, title: str, summary: str, text: str, url: str | None
-    ) -> None:
-        nonlocal completed
-        session.api.complete_check_run(check_id, conclusion, title, summary, text, url)
-        completed = True
-
     try:
-        _finish(ctx, session, job, pull, issues, stored, any_stored, guard, config, complete)
+        _finish(ctx, session, job, pull, issues, stored, any_stored, guard, config, check.complete)
     except BaseException as exc:
-        # This function owns the check run it created: whatever stopped the job after that
-        # (the tests, writing the page, the comment, the label), the check ends completed and
-        # says why, never left spinning; the worker then handles the error as usual.
-        if not completed:
-            title = "Superseded" if isinstance(exc, JobAbandoned) else "Reprobot could not finish"
-            why = str(exc) if isinstance(exc, ReprobotError | JobAbandoned) else type(exc).__name__
-            url = None
+        # This job owns the check run it started: whatever stopped it after that (the tests,
+        # writing the page, the comment, the label), the check says why, and ends completed
+        # unless another attempt of this job will reuse it; the worker then handles the error.
+        again = tries_again(exc, job, ctx.settings.job_max_attempts) or (
+            isinstance(exc, JobAbandoned) and _taken_over(ctx, job)
+        )
+        url = None
+        if not again and not check.completed:
+            title = SUPERSEDED if isinstance(exc, JobAbandoned) else NOT_FINISHED
             with contextlib.suppress(SQLAlchemyError):  # the error being reported comes first
                 url = _publish_note(
-                    ctx, job, pull, issues, "neutral", title, f"{title}: {why[:500]}"
+                    ctx,
+                    job,
+                    pull,
+                    issues,
+                    "neutral",
+                    title,
+                    f"{title}: {why(exc)}",
+                    private=session.info.private,
                 )
-            with contextlib.suppress(ReprobotError):  # the check could not be reached either
-                complete("neutral", title, inline_code(why[:500]), "", url)
+        check.interrupted(exc, again, url)
         raise
+
+
+def _taken_over(ctx: AppContext, job: Job) -> bool:
+    """Whether the job lives on in another attempt (its lease expired and it was queued again
+    or claimed by another worker), which will reuse the check run; a superseded or finished
+    job's check run ends here."""
+    with contextlib.suppress(SQLAlchemyError):
+        now = ctx.ledger.get(job.id)
+        return (
+            now is not None
+            and now.state in LIVE_STATES
+            and (now.worker != job.worker or now.attempts != job.attempts)
+        )
+    return False
 
 
 def _finish(
@@ -143,11 +157,21 @@ def _finish(
     if not any_stored and not judged:
         # Nothing drafted either: no comment, the neutral check says there was nothing to run.
         title, summary = nothing_to_run(issues)
-        url = publish(ctx, job.repo, pull.number, pull.head_sha, "neutral", page)
+        url = publish(
+            ctx, job.repo, pull.number, pull.head_sha, "neutral", page, private=session.info.private
+        )
         complete("neutral", title, summary, "", url)
         return
     log.info("verify.finished", conclusion=report.conclusion)
-    url = publish(ctx, job.repo, pull.number, pull.head_sha, report.conclusion, page)
+    url = publish(
+        ctx,
+        job.repo,
+        pull.number,
+        pull.head_sha,
+        report.conclusion,
+        page,
+        private=session.info.private,
+    )
     known = ctx.records.comment_id(job.repo, pull.number, COMMENT_KIND)
     comment = report.comment + link_line(url)
     comment_id = session.api.upsert_comment(pull.number, VERIFICATION_MARKER, comment, known)
@@ -168,6 +192,8 @@ def _publish_note(
     conclusion: str,
     title: str,
     note: str,
+    *,
+    private: bool,
 ) -> str | None:
     """A page for a check run with no verdict to show: what it says, for each linked issue."""
     page = pull_page(
@@ -180,7 +206,7 @@ def _publish_note(
         issues=[IssueVerdict(n, None, note=note) for n in issues],
         own_tests=OwnTests((), None),
     )
-    return publish(ctx, job.repo, pull.number, pull.head_sha, conclusion, page)
+    return publish(ctx, job.repo, pull.number, pull.head_sha, conclusion, page, private=private)
 
 
 def _nothing_to_run(
@@ -189,9 +215,12 @@ def _nothing_to_run(
     """No comment, but a neutral check that says why."""
     log.info("verify.no_reproduction", issues=issues)
     title, summary = nothing_to_run(issues)
-    check_id = session.api.create_check_run(pull.head_sha, CHECK_NAME, title, summary)
-    url = _publish_note(ctx, job, pull, issues, "neutral", title, summary)
-    session.api.complete_check_run(check_id, "neutral", title, summary, "", url)
+    check = CheckRun(session.api, ctx.check_runs, job, pull.head_sha)
+    check.start(CHECK_NAME, title, summary)
+    url = _publish_note(
+        ctx, job, pull, issues, "neutral", title, summary, private=session.info.private
+    )
+    check.complete("neutral", title, summary, "", url)
 
 
 def _report(
@@ -206,7 +235,9 @@ def _report(
     render the comment and the page; also whether any linked issue got a verdict."""
     # The fork's head is fetched through the base repository's refs/pull/N/head.
     mirror = job_setup.fetch(
-        ctx, session, [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha]
+        ctx.settings.cache_dir,
+        session,
+        [pull.base_sha, f"refs/pull/{pull.number}/head", pull.head_sha],
     )
     base = job_setup.snapshot(mirror, session, pull.base_sha)
     head = job_setup.snapshot(mirror, session, pull.head_sha)

@@ -3,6 +3,7 @@ and the reaper that brings back jobs whose worker died or whose message was lost
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -15,14 +16,18 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from reprobot.bot.context import AppContext
 from reprobot.bot.errors import GitHubError, JobAbandoned
+from reprobot.bot.github.auth import VERIFY_PERMISSIONS
+from reprobot.bot.github.repo_api import RepoAPI
 from reprobot.bot.jobs import reproduce as job_reproduce
 from reprobot.bot.jobs import verify as job_verify
+from reprobot.bot.jobs.attempts import retryable, tries_again
+from reprobot.bot.jobs.check_run import complete_left_behind
 from reprobot.bot.jobs.guard import Guard
 from reprobot.bot.jobs.queue import QueueError
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.ledger import Ledger
+from reprobot.bot.store.sessions import WebSessions
 from reprobot.errors import ReprobotError
-from reprobot.validation import DockerUnavailableError
 
 log = structlog.get_logger(__name__)
 
@@ -65,16 +70,6 @@ class Lease(threading.Thread):
         if self.lost or not self.ledger.is_current(self.job_id, self.worker):
             self.lost = True
             raise JobAbandoned(f"job {self.job_id} was superseded or taken over")
-
-
-def _retryable(exc: ReprobotError) -> bool:
-    if isinstance(exc, DockerUnavailableError):
-        return True
-    if isinstance(exc, GitHubError):
-        # No status: the network or git; 5xx and rate limits: GitHub itself. A 4xx other than
-        # a rate limit will not change by trying again.
-        return exc.status is None or exc.status >= 500 or exc.status in (403, 429)
-    return False
 
 
 def worker_name() -> str:
@@ -132,7 +127,7 @@ class JobRunner:
     def _failed(self, job: Job, worker: str, exc: ReprobotError) -> str:
         """Retry, revive later or fail ``job``; the outcome's name."""
         settings, ledger = self.ctx.settings, self.ctx.ledger
-        if _retryable(exc) and job.attempts < settings.job_max_attempts:
+        if tries_again(exc, job, settings.job_max_attempts):
             delay = min(600.0, 10.0 * 2 ** (job.attempts - 1))
             log.warning("job.retry", error=str(exc), delay_s=delay)
             if ledger.release(job.id, worker, str(exc)[:2000]):
@@ -143,7 +138,7 @@ class JobRunner:
                     log.error("job.enqueue_failed", error=str(qexc))
             return "retried"
         retry_after = None
-        if _retryable(exc) and job.revivals < settings.job_max_revivals:
+        if retryable(exc) and job.revivals < settings.job_max_revivals:
             retry_after = settings.job_revive_after_s * 2**job.revivals
         log.error("job.failed", error=str(exc), retry_after_s=retry_after)
         ledger.finish(job.id, worker, "failed", error=str(exc)[:2000], retry_after_s=retry_after)
@@ -183,7 +178,35 @@ class Reaper(threading.Thread):
             self.ctx.ledger.mark_enqueued([job_id])
         if result.requeued or result.failed:
             log.info("reaper.reaped", requeued=list(result.requeued), failed=list(result.failed))
+        self.complete_check_runs()
         self.prune_pages()
+        self.prune_sessions()
+
+    def complete_check_runs(self) -> None:
+        """Check runs still in progress whose job has finished (its worker died, or GitHub was
+        unreachable when it ended) are completed, neutral, saying why."""
+        try:
+            left = self.ctx.check_runs.left_behind()
+        except SQLAlchemyError as exc:
+            log.error("reaper.check_runs_failed", error=str(exc))
+            return
+        for item in left:
+            run = item.check_run
+            try:
+                auth = self.ctx.github.installation(
+                    run.installation_id, run.repo, VERIFY_PERMISSIONS
+                )
+                api = RepoAPI(self.ctx.github.client_for(auth), run.repo, self.ctx.github.app_id)
+                complete_left_behind(api, self.ctx.check_runs, item)
+            except (ReprobotError, SQLAlchemyError) as exc:
+                log.warning("reaper.check_run_not_completed", job_id=run.job_id, error=str(exc))
+                if isinstance(exc, GitHubError) and exc.status in (401, 403, 404):
+                    # The App lost the repository (uninstalled, suspended, narrowed): nothing
+                    # it can do to that check run any more. Anything else: next round.
+                    with contextlib.suppress(SQLAlchemyError):
+                        self.ctx.check_runs.completed(run.job_id, run.check_run_id)
+                continue
+            log.info("reaper.check_run_completed", job_id=run.job_id, check_run=run.check_run_id)
 
     def prune_pages(self) -> None:
         """Report pages older than the retention period go, and their links with them."""
@@ -195,6 +218,16 @@ class Reaper(threading.Thread):
             return
         if removed:
             log.info("reaper.pages_removed", pages=removed)
+
+    def prune_sessions(self) -> None:
+        """Sign-in sessions past their end go, with the GitHub tokens they kept."""
+        try:
+            removed = WebSessions(self.ctx.engine).prune()
+        except SQLAlchemyError as exc:
+            log.error("reaper.sessions_prune_failed", error=str(exc))
+            return
+        if removed:
+            log.info("reaper.sessions_removed", sessions=removed)
 
     def stop(self) -> None:
         self._stop_event.set()

@@ -20,6 +20,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -184,3 +185,37 @@ class PageRow(Base):
     status: Mapped[str] = mapped_column(String(32))
     document: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
+    # A page of a private repository is shown only to signed-in users who can read it.
+    private: Mapped[bool] = mapped_column(Boolean, server_default=false())
+
+
+class CheckRunRow(Base):
+    """The check run a verification job created: a retry of the job reuses it while it is in
+    progress, and the reaper completes one whose job finished without completing it."""
+
+    __tablename__ = "check_runs"
+    __table_args__ = (Index("ix_check_runs_completed", "completed"),)
+
+    job_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    repo: Mapped[str] = mapped_column(String(255))
+    installation_id: Mapped[int] = mapped_column(BigInteger)
+    head_sha: Mapped[str] = mapped_column(String(64))
+    check_run_id: Mapped[int] = mapped_column(BigInteger)
+    completed: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime]
+
+
+class WebSessionRow(Base):
+    """A GitHub user signed in to read report pages of private repositories. The id is the
+    SHA-256 of the cookie's value, so a reader of the database cannot present the cookie; the
+    user's token is encrypted with a key derived from that value, so it cannot use the token
+    either."""
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_expires_at", "expires_at"),)
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    login: Mapped[str] = mapped_column(String(255))
+    user_token: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]

@@ -26,6 +26,8 @@ class StoredPage:
     status: str
     document: str
     created_at: datetime
+    # Shown only to signed-in users who can read the repository; a public one, by link alone.
+    private: bool = False
 
 
 def _row(row: RowMapping) -> StoredPage:
@@ -39,6 +41,7 @@ def _row(row: RowMapping) -> StoredPage:
         status=row["status"],
         document=row["document"],
         created_at=utc(row["created_at"]),
+        private=bool(row["private"]),
     )
 
 
@@ -59,8 +62,11 @@ class Pages:
         head_sha: str | None,
         status: str,
         document: str,
+        *,
+        private: bool = False,
     ) -> StoredPage:
-        """Keep a new page; its id is random (128 bits), never derived from what it shows."""
+        """Keep a new page; its id is random (128 bits), never derived from what it shows.
+        ``private``: the repository is private, and so is the page."""
         page = StoredPage(
             id=secrets.token_urlsafe(16),
             kind=kind,
@@ -70,6 +76,7 @@ class Pages:
             status=status,
             document=document,
             created_at=utc(self._clock()),
+            private=private,
         )
         with self._engine.begin() as conn:
             conn.execute(insert(PageRow).values(**page.__dict__))

@@ -24,11 +24,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reprobot.bot.context import AppContext
+from reprobot.bot.github.user_auth import GitHubUsers
 from reprobot.bot.jobs.queue import QueueError
-from reprobot.bot.metrics import CONTENT_TYPE
-from reprobot.bot.pages.links import page_links
+from reprobot.bot.metrics import CONTENT_TYPE, CountingTransport
+from reprobot.bot.pages.access import AccessCache, ReadAccess
+from reprobot.bot.pages.links import page_key, page_links
 from reprobot.bot.pages.route import add_page_route
+from reprobot.bot.pages.signin import SignIn, add_signin_routes
 from reprobot.bot.store.engine import StoreError, ping
+from reprobot.bot.store.sessions import WebSessions
 from reprobot.bot.webhooks.intake import Intake
 from reprobot.bot.webhooks.route_context import RouteContext
 from reprobot.bot.webhooks.router import BadDelivery, acts_on
@@ -96,6 +100,7 @@ def create_app(
             yield
         finally:
             await anyio.to_thread.run_sync(intake.close)
+            users.close()
             if on_shutdown is not None:
                 on_shutdown()
 
@@ -168,7 +173,19 @@ def create_app(
     # route) about a fifth of its CPU; ServerErrorMiddleware still turns a crash into a 500.
     app.add_middleware(DirectRoute, path="/webhook", method="POST", endpoint=webhook)
 
-    add_page_route(app, ctx.pages, page_links(ctx.settings))
+    # Pages of private repositories: their readers sign in with GitHub, which says, as each
+    # of them, whether they can read the repository.
+    users = GitHubUsers.from_settings(ctx.settings, transport=CountingTransport(ctx.metrics))
+    access = ReadAccess(users, AccessCache(ctx.settings.access_cache_s))
+    signin = SignIn(
+        users=users,
+        sessions=WebSessions(ctx.engine),
+        access=access,
+        key=page_key(ctx.settings),
+        public_url=ctx.settings.public_url,
+    )
+    add_page_route(app, ctx.pages, page_links(ctx.settings), signin)
+    add_signin_routes(app, signin)
 
     @app.get("/metrics")
     async def metrics() -> Response:
