@@ -14,6 +14,7 @@ import pytest
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import (
     DATED_RESOLVER,
+    EnvImage,
     ensure_environment,
     environment_tag,
 )
@@ -88,6 +89,18 @@ def test_an_unpinned_dependency_resolves_as_of_the_commit(
             assert labels["reprobot.env.commit-date"] == "2023-03-01T12:00:00+00:00"
             # The build's end is recorded: a bound later than it never was the real moment.
             assert env.built_at > env.as_of and env.built_at.endswith("Z")
+            # An image built before that label existed has the engine's creation time instead.
+            older = docker_client.containers.create(env.tag, command=["true"])
+            try:
+                older_tag = f"reprobot-test/unlabelled:{uuid.uuid4().hex[:12]}"
+                repository, _, image_tag = older_tag.partition(":")
+                older.commit(repository, image_tag, changes=['LABEL reprobot.env.built-at=""'])
+                made.append(older_tag)
+            finally:
+                older.remove(force=True)
+            image = docker_client.images.get(older_tag)
+            created = str(image.attrs["Created"])[:19] + "Z"
+            assert EnvImage.of_image(older_tag, image).built_at == created
             listed = {c.tag: c for c in cached_images(docker_client, dated)}
             assert listed[env.tag].as_of == env.as_of
             # The command line shows it too: the listing, and a build that finds the image.

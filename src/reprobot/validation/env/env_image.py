@@ -11,7 +11,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,18 @@ class EnvImage:
     # When the build finished (ISO 8601, "" for images built before it was recorded): a
     # resolution moment later than this (a commit of today, plus its day of grace) never was.
     built_at: str = ""
+
+    @classmethod
+    def of_image(cls, tag: str, image: Any) -> EnvImage:
+        """The environment of the Docker image ``image`` (tagged ``tag``): its labels, and the
+        engine's creation time for an image built before its build's end was labelled."""
+        env = cls.from_labels(tag, image.labels)
+        if env.built_at:
+            return env
+        created = parse_moment(str(image.attrs.get("Created") or "")[:19] + "Z")
+        if created is None:
+            return env
+        return replace(env, built_at=created.strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     @classmethod
     def from_labels(cls, tag: str, labels: dict[str, str]) -> EnvImage:
@@ -152,7 +164,7 @@ def ensure_environment(
     tag = f"{ENV_REPOSITORY_PREFIX}{repo_slug(snapshot.repo)}:{key}"
     mark_used(settings, tag)
     if image_exists(client, tag):
-        return EnvImage.from_labels(tag, client.images.get(tag).labels)
+        return EnvImage.of_image(tag, client.images.get(tag))
     with file_lock(settings, f"env-{key}"):
         if not image_exists(client, tag):
             what = (
@@ -174,7 +186,7 @@ def ensure_environment(
                     _build(client, build, settings, later)
             if settings.env_cache_gb > 0:
                 prune(client, settings, int(settings.env_cache_gb * 1024**3))
-    return EnvImage.from_labels(tag, client.images.get(tag).labels)
+    return EnvImage.of_image(tag, client.images.get(tag))
 
 
 def later_moment(as_of: AsOf, failure: ImageBuildError) -> AsOf | None:
