@@ -45,6 +45,8 @@ from reprobot.validation.results.verdict import (
     transitions,
 )
 from reprobot.validation.sandbox.container import connect
+from reprobot.validation.sandbox.determinism import HASH_SEED, SECOND_HASH_SEED
+from reprobot.validation.sandbox.determinism import describe as pinned_run_settings
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
 from reprobot.validation.sandbox.reaper import reap, remove_own, stop_sandboxes
@@ -68,9 +70,11 @@ __all__ = [
     "DEBIAN_SUITES",
     "F2F",
     "F2P",
+    "HASH_SEED",
     "MAX_CONFIG_BYTES",
     "P2F",
     "P2P",
+    "SECOND_HASH_SEED",
     "STRENGTH",
     "SUPPORTED_PYTHONS",
     "UNPARSABLE",
@@ -125,6 +129,7 @@ __all__ = [
     "load_yaml",
     "oracle_of",
     "patched_sources",
+    "pinned_run_settings",
     "prune",
     "read_env_settings",
     "read_oracles",

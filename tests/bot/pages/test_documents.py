@@ -45,3 +45,5 @@ def test_the_environment_view_shows_the_real_moment() -> None:
     )
     view = environment_view(env)
     assert (view.as_of, view.as_of_why) == ("2026-11-27T10:00:00Z", NEWEST)
+    # What every run pinned, so that a reader can run the tests as they ran.
+    assert view.pinned == "PYTHONHASHSEED=0, TZ=UTC, LC_ALL=C.UTF-8"

@@ -3,9 +3,12 @@ drafted, run on R in the real sandbox, and the chosen test verified against the 
 
 from __future__ import annotations
 
+import ast
 import io
 import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,12 +21,13 @@ from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import drafting_limits, reproduce
 from reprobot.settings import Settings
+from reprobot.validation import HASH_SEED, SECOND_HASH_SEED
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.support.example_patches import FIX
-from tests.support.repos import EXAMPLE
+from tests.support.repos import EXAMPLE, commit_files, git
 
 ISSUE = (EXAMPLE / "ISSUE.md").read_text()
 
@@ -263,3 +267,59 @@ def test_a_drafting_run_has_a_short_deadline_of_its_own(
     ]
     # Each candidate gave up at the drafting deadline, far from the run's 300 s.
     assert time.monotonic() - started < 120
+
+
+# A function whose output order is the hash seed's draw: the set's order is what it returns.
+UNIT_NAMES = """\
+UNITS = {"days", "hours", "minutes", "seconds", "weeks"}
+
+
+def unit_names():
+    return list(UNITS)
+"""
+
+
+def _order_under(seed: int) -> list[str]:
+    code = 'print(repr(list({"days", "hours", "minutes", "seconds", "weeks"})))'
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return list(ast.literal_eval(out.stdout))
+
+
+def test_a_failure_the_hash_seed_decides_never_reproduces(
+    docker_client: docker.DockerClient,
+    example_repo: Path,
+    example_env: EnvImage,
+    settings: Settings,
+    tmp_path: Path,
+) -> None:
+    # The reporter saw the order of one seed and expects the order another seed happens to
+    # give: the drafted test fails under the first and passes under the second, so its failure
+    # is the draw's, not a bug's.
+    first, second = _order_under(HASH_SEED), _order_under(SECOND_HASH_SEED)
+    assert first != second  # the sandbox's Python is the same release as this one
+    repo = tmp_path / "durations"
+    git(tmp_path, "clone", "-q", str(example_repo), str(repo))
+    commit_files(repo, {"src/durations/names.py": UNIT_NAMES}, "unit names")
+    issue = (
+        "unit_names() returns the units in the wrong order\n\n"
+        "```python\n>>> from durations.names import unit_names\n>>> unit_names()\n"
+        f"{first!r}\n```\n\nIt should return `{second!r}`.\n"
+    )
+
+    result = reproduce(
+        read_issue(issue),
+        RepoSnapshot.from_git(repo, "HEAD"),
+        example_env,
+        settings,
+        client=docker_client,
+    )
+
+    assert not result.reproduced, result.test_patch
+    reasons = [c.reason for c in result.candidates]
+    assert any("the failure depends on the hash seed" in r for r in reasons), reasons

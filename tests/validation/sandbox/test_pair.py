@@ -1,5 +1,6 @@
 """A pair of sandbox runs, before and after a fix, on a real Docker engine: run side by side or
-one after the other, the two sides come out the same, and a verdict is the same either way."""
+one after the other, the two sides come out the same, and a verdict is the same either way;
+both sides run under one hash seed, time zone and locale."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.sandbox.determinism import HASH_SEED, SECOND_HASH_SEED
 from reprobot.validation.sandbox.pair import Side, run_pair
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -61,3 +63,45 @@ def test_a_verdict_is_the_same_whether_its_pairs_run_at_once_or_not(
     assert together.transitions == apart.transitions
     assert together.guard_modules == apart.guard_modules == ("tests/test_parse.py",)
     assert together.change_coverage == apart.change_coverage
+
+
+# A test whose outcome the hash seed decides, and one that reads what else the run pins.
+DRAWN = """\
+diff --git a/tests/test_drawn.py b/tests/test_drawn.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_drawn.py
+@@ -0,0 +1,10 @@
++import os
++
++
++def test_order_of_a_set():
++    assert list({"days", "hours", "minutes", "seconds", "weeks"})[0] == "seconds"
++
++
++def test_pinned():
++    assert (os.environ["TZ"], os.environ["LC_ALL"]) == ("UTC", "C.UTF-8")
++    assert os.environ["PYTHONHASHSEED"] in ("0", "1")
+"""
+ORDER = "tests/test_drawn.py::test_order_of_a_set"
+PINNED = "tests/test_drawn.py::test_pinned"
+
+
+def test_both_sides_draw_the_same_hash_seed_and_the_seed_is_the_callers(
+    docker_client: docker.DockerClient, example_env: EnvImage, example_repo: Path
+) -> None:
+    # Under seed 0 the set's first element is "seconds"; under seed 1 it is not. A pair never
+    # lets a side pass by its own draw: both sides run under the seed the caller names.
+    base = RepoSnapshot.from_git(example_repo, "HEAD")
+    tests = Patch(DRAWN, "tests.diff")
+    for seed, expected in ((HASH_SEED, Outcome.PASSED), (SECOND_HASH_SEED, Outcome.FAILED)):
+        pair = run_pair(
+            docker_client,
+            example_env,
+            Side(base, [tests]),
+            Side(base, [tests]),
+            [ORDER, PINNED],
+            hash_seed=seed,
+        )
+        for run in (pair.before, pair.after):
+            assert run.outcomes == {ORDER: expected, PINNED: Outcome.PASSED}, run.error

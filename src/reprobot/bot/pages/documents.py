@@ -19,7 +19,7 @@ from reprobot.bot.render.reproduction import NOT_REPRODUCED_HEADLINE, reproduced
 from reprobot.bot.render.verdict import TRUST_NOTE, headline, kind_text
 from reprobot.console import printable
 from reprobot.generation import Reproduction
-from reprobot.validation import EnvImage, Oracle, TestRun, Verdict
+from reprobot.validation import EnvImage, Oracle, TestRun, Verdict, pinned_run_settings
 
 # Bounds on what a document keeps of untrusted text: a page stays light, a row stays small.
 FAILURE_LIMIT = 20_000
@@ -79,6 +79,8 @@ class EnvironmentView(_Frozen):
     packages: tuple[str, ...] = ()
     relaxed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    # What every run pinned (hash seed, time zone, locale); "" on pages made before it was said.
+    pinned: str = ""
 
 
 class CoverageFigure(_Frozen):
@@ -218,6 +220,7 @@ def environment_view(env: EnvImage, packages: Sequence[str] = ()) -> Environment
         test_command=clean(env.spec.test_cmd, 2_000),
         as_of=as_of,
         as_of_why=clean(as_of_why, 2_000),
+        pinned=pinned_run_settings(),
         packages=tuple(clean(p, 300) for p in list(packages or env.packages)[:MAX_PACKAGES]),
         relaxed=tuple(clean(r, 300) for r in env.relaxed),
         skipped=tuple(clean(s, 300) for s in env.skipped),

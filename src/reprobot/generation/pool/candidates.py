@@ -20,6 +20,7 @@ from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
 from reprobot.generation.pool.failure_match import IssueReason, RunJudgement, judge_run
 from reprobot.progress import SILENT, Progress, elapsed
 from reprobot.validation import (
+    HASH_SEED,
     STRENGTH,
     EnvImage,
     Oracle,
@@ -106,9 +107,17 @@ class Validator:
     budget: SandboxBudget
     progress: Progress = SILENT
 
-    def _run(self, patches: Sequence[Patch], files: Sequence[str]) -> TestRun:
+    def _run(
+        self, patches: Sequence[Patch], files: Sequence[str], hash_seed: int = HASH_SEED
+    ) -> TestRun:
         run = run_tests(
-            self.client, self.env, self.snapshot, patches, selection=files, limits=self.limits
+            self.client,
+            self.env,
+            self.snapshot,
+            patches,
+            selection=files,
+            limits=self.limits,
+            hash_seed=hash_seed,
         )
         counts = Counter(o.value for o in run.outcomes.values())
         told = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no tests"
@@ -170,7 +179,8 @@ class Validator:
             results[index] = self.validate_one(draft)
         return [results[i] for i in range(len(drafts))]
 
-    def validate_one(self, draft: Draft) -> Candidate:
+    def validate_one(self, draft: Draft, hash_seed: int = HASH_SEED) -> Candidate:
+        """``draft`` run alone on R, under ``hash_seed``, and judged."""
         if not draft.patch.well_formed:
             return unrun(
                 draft, DraftOutcome.NOT_APPLIED, "the test patch is not a well-formed diff"
@@ -179,7 +189,7 @@ class Validator:
             return unrun(
                 draft, DraftOutcome.ERROR, "not run: the issue's budget of sandbox runs is spent"
             )
-        return self._judge(draft, self._run([draft.patch], draft.test_files))
+        return self._judge(draft, self._run([draft.patch], draft.test_files, hash_seed))
 
     def passes_with(self, draft: Draft, fix: Patch, tests: Sequence[str]) -> bool | None:
         """Whether every one of ``tests`` passes once ``fix`` is applied with ``draft``; None

@@ -26,6 +26,8 @@ from reprobot.generation.pool.selection import rank
 from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation import (
+    HASH_SEED,
+    SECOND_HASH_SEED,
     EnvImage,
     Patch,
     RepoSnapshot,
@@ -226,7 +228,9 @@ def _confirm(
     # Knowing the fix, more candidates are worth a try: the budget still bounds the runs.
     for candidate in ranked[: 3 if fix is None else 6]:
         draft, renamed = _alone(candidate.draft, validator)
-        again = validator.validate_one(draft)
+        # Alone, and under another hash seed than the first run's: a failure the seed's draw
+        # decides (the order of a set) is not the bug's, and must not leave drafting.
+        again = validator.validate_one(draft, SECOND_HASH_SEED)
         wanted = {renamed(t) for t in candidate.failing_tests[:1]}
         if again.reproduces and set(again.failing_tests) >= wanted:
             if fix is None or validator.passes_with(draft, fix, again.failing_tests):
@@ -245,6 +249,19 @@ def _confirm(
             verdict=DraftOutcome.UNRELATED
             if again.verdict is DraftOutcome.REPRODUCES
             else again.verdict,
-            reason=f"reproduced once but not when run alone: {again.reason}",
+            reason=_unconfirmed(draft, again, wanted, validator),
         )
     return None, tried
+
+
+def _unconfirmed(draft: Draft, again: Candidate, wanted: set[str], validator: Validator) -> str:
+    """Why a candidate that reproduced did not when run alone under the second seed: run alone
+    under the first seed once more (when the budget allows), a reproduction there makes the
+    seed the cause, and the report says so."""
+    first = validator.validate_one(draft, HASH_SEED)
+    if first.reproduces and set(first.failing_tests) >= wanted:
+        return (
+            f"the failure depends on the hash seed: it fails under PYTHONHASHSEED={HASH_SEED} "
+            f"and not under PYTHONHASHSEED={SECOND_HASH_SEED} ({again.reason})"
+        )
+    return f"reproduced once but not when run alone: {again.reason}"

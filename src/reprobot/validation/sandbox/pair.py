@@ -17,6 +17,7 @@ import docker
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import FileCoverage, TestRun
+from reprobot.validation.sandbox.determinism import HASH_SEED
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
@@ -62,10 +63,12 @@ def run_pair(
     coverage_files: Sequence[str] = (),
     limits: RunLimits | None = None,
     at_once: bool = True,
+    hash_seed: int = HASH_SEED,
 ) -> RunPair:
-    """Run ``selection`` on both sides, as ``run_tests`` runs it; with ``at_once`` the two
-    sandboxes run side by side. An error of Docker itself on either side raises, as it does in
-    ``run_tests``."""
+    """Run ``selection`` on both sides, as ``run_tests`` runs it, under one hash seed (a test
+    whose outcome the seed decides cannot pass on one side by the draw alone); with ``at_once``
+    the two sandboxes run side by side. An error of Docker itself on either side raises, as it
+    does in ``run_tests``."""
 
     def run(side: Side) -> TestRun:
         return run_tests(
@@ -79,6 +82,7 @@ def run_pair(
             contexts=contexts,
             coverage_files=coverage_files,
             trusted_build=side.trusted_build,
+            hash_seed=hash_seed,
         )
 
     if not at_once:

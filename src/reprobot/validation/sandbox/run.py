@@ -36,6 +36,7 @@ from reprobot.validation.sandbox.container import (
     ContainerSpec,
     run_container,
 )
+from reprobot.validation.sandbox.determinism import HASH_SEED, pinned_environment
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.reaper import reap
 from reprobot.validation.sandbox.scripts import script_text
@@ -132,6 +133,7 @@ def run_tests(
     contexts: bool = False,
     coverage_files: Sequence[str] = (),
     trusted_build: bool = True,
+    hash_seed: int = HASH_SEED,
 ) -> TestRun:
     """Run the environment's test command on ``snapshot`` with ``patches`` applied, in a sandbox.
 
@@ -139,7 +141,8 @@ def run_tests(
     (with ``coverage``) records which test function ran each line; ``coverage_files`` narrows
     coverage to those files (a fix's: every reader of a verdict's coverage reads only them, and
     a tracer that follows no other file's lines runs far faster); ``trusted_build`` as
-    ``needs_reinstall`` takes it. A patch that
+    ``needs_reinstall`` takes it; ``hash_seed`` is the run's ``PYTHONHASHSEED`` (with the time
+    zone and locale pinned, ``determinism``). A patch that
     does not apply, an install that fails or a limit that is hit is part of the result, not an
     exception; only a failure of Docker itself raises.
     """
@@ -163,6 +166,7 @@ def run_tests(
         **_blank_build_settings(client, env.tag),
         "HOME": "/work/home",
         "LANG": "C.UTF-8",
+        **pinned_environment(hash_seed),
         **env.spec.env,
     }
     result = run_container(
