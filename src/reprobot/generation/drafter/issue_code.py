@@ -1,6 +1,7 @@
 """``issue-code`` and ``issue-code-last``: the issue's code blocks run as tests, the last
-expression of each shown as a notebook shows it, so that the test fails with the issue's
-exception on the commit and passes once it is gone.
+expression of each shown as the issue showed it (its repr, and the notebook display methods the
+issue's traceback went through), so that the test fails with the issue's exception on the commit
+and passes once it is gone.
 
 Where the title says the exception's message is what is wrong ("misleading exception when the
 required column check fails"), the raise may stay after a fix: the block is run for the message
@@ -23,7 +24,8 @@ def code_run_variants(reading: Reading) -> Produced:
     out = []
     for index, program in enumerate(reading.code):
         steps = [s.source for s in program.steps]
-        body = "\n".join([*steps[:-1], *displayed(program.steps[-1])]) if steps else ""
+        shown = displayed(program.steps[-1], reading.issue.display_methods) if steps else []
+        body = "\n".join([*steps[:-1], *shown])
         if message is not None:
             note = f"the issue's code must no longer raise the message it calls wrong: {message}"
             body = assert_message_gone(body, message)

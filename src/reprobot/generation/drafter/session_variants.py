@@ -6,6 +6,7 @@ must raise as the one before it, two computations said to agree must. Pure funct
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
@@ -228,23 +229,27 @@ def changed_value_sources(program: Program) -> tuple[list[TestSource], list[str]
 
 
 # What IPython and Jupyter do with the value of a block's last expression: show it. Showing is
-# where a lazy object (a seaborn Plot, a styled table) does its work, and where it fails.
-_DISPLAY = (
-    "_shown = {expression}",
-    "repr(_shown)",
-    "for _method in ('_repr_html_', '_repr_png_', '_repr_svg_', '_repr_latex_'):",
+# where a lazy object (a seaborn Plot, a styled table) does its work, and where it fails: its
+# repr, and the display methods the issue's traceback went through, no others.
+_DISPLAY = ("_shown = {expression}", "repr(_shown)")
+_DISPLAY_METHODS = (
+    "for _method in {methods!r}:",
     "    if callable(getattr(type(_shown), _method, None)):",
     "        getattr(_shown, _method)()",
 )
 
 
-def displayed(step: Step) -> list[str]:
-    """The last statement of a code block, its value shown as a notebook would show it when it
-    is an expression other than a call of ``print``."""
+def displayed(step: Step, methods: Sequence[str] = ()) -> list[str]:
+    """The last statement of a code block, its value shown as the issue showed it when it is an
+    expression other than a call of ``print``: its repr, and ``methods`` (the display methods
+    the issue's traceback names)."""
     source = step.source
     if not step.is_expression or print_call(source) is not None or "\n" in source.strip():
         return [source]
-    return [line.format(expression=source.strip()) for line in _DISPLAY]
+    lines = [line.format(expression=source.strip()) for line in _DISPLAY]
+    if methods:
+        lines += [line.format(methods=tuple(methods)) for line in _DISPLAY_METHODS]
+    return lines
 
 
 # Statements a session shows raising that each become a test: a report listing its failing

@@ -128,6 +128,10 @@ class CodeBlock:
         return self.language in (None, *_OUTPUT_LANGUAGES, *_PYTHON_LANGUAGES)
 
 
+# What IPython and Jupyter call to show a value, richest first.
+DISPLAY_METHODS = ("_repr_html_", "_repr_png_", "_repr_svg_", "_repr_latex_", "_repr_mimebundle_")
+
+
 @dataclass(frozen=True)
 class IssueReport:
     """An issue parsed once. ``body`` is the cleaned text every other field was read from:
@@ -189,6 +193,21 @@ class IssueReport:
         """Every inline code span of the body, with its line (1-based), in order."""
         lines = self.body.split("\n")
         return tuple((number, span) for number, line in enumerate(lines, 1) for span in spans(line))
+
+    @cached_property
+    def display_methods(self) -> tuple[str, ...]:
+        """The display methods of a notebook (``_repr_png_``, ...) the issue's tracebacks pass
+        through: what showing a value did when it failed for the reporter. A crash test shows a
+        value only as the issue did; calling every display method would add calls the issue
+        never made, which can fail after a fix for reasons of their own."""
+        found = [
+            method
+            for traceback in self.tracebacks
+            for method in DISPLAY_METHODS
+            if re.search(rf"\b{method}\b", traceback.text)
+            or any(frame.function and method in frame.function for frame in traceback.frames)
+        ]
+        return unique(found)
 
     @cached_property
     def mentioned_paths(self) -> tuple[str, ...]:
