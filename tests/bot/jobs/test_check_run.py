@@ -1,4 +1,4 @@
-"""A verification job's check run (``CheckRun``) and the reaper's part in its life, against the
+"""A verification job's check run (``CheckRunOwner``) and the reaper's part in its life, against the
 GitHub stand-in and a real store: created once, reused by the job's next attempt, always
 completed."""
 
@@ -10,7 +10,7 @@ from reprobot.bot.context import AppContext
 from reprobot.bot.errors import GitHubError, JobAbandoned
 from reprobot.bot.github.auth import VERIFY_PERMISSIONS, GitHubApp
 from reprobot.bot.github.repo_api import RepoAPI
-from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRun
+from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRunOwner
 from reprobot.bot.jobs.worker import Reaper
 from reprobot.bot.store.jobs import Job
 from tests.bot.github.scenario import APP_ID, INSTALLATION, REPO
@@ -34,7 +34,7 @@ def test_an_attempt_that_is_tried_again_leaves_its_check_run_for_the_next_to_reu
     server: GitHubServer, app: GitHubApp, ctx: AppContext, sources: Sources
 ) -> None:
     job = verify_job(ctx, sources.main_sha)
-    first = CheckRun(api_of(app), ctx.check_runs, job, sources.main_sha)
+    first = CheckRunOwner(api_of(app), ctx.check_runs, job, sources.main_sha)
     first.start(NAME, "Running the reproducing tests", "base and head")
     first.interrupted(GitHubError("GitHub is down", status=502), again=True, url=None)
 
@@ -42,7 +42,7 @@ def test_an_attempt_that_is_tried_again_leaves_its_check_run_for_the_next_to_reu
     assert run["status"] == "in_progress"
     assert run["output"]["title"] == "Trying again" and "GitHub is down" in run["output"]["summary"]
 
-    second = CheckRun(api_of(app), ctx.check_runs, job, sources.main_sha)
+    second = CheckRunOwner(api_of(app), ctx.check_runs, job, sources.main_sha)
     second.start(NAME, "Running the reproducing tests", "base and head")
     second.complete("success", "Verified", "all good", "", None)
 
@@ -57,7 +57,7 @@ def test_an_attempt_that_is_not_tried_again_completes_its_check_run_saying_why(
     server: GitHubServer, app: GitHubApp, ctx: AppContext, sources: Sources
 ) -> None:
     job = verify_job(ctx, sources.main_sha)
-    check = CheckRun(api_of(app), ctx.check_runs, job, sources.main_sha)
+    check = CheckRunOwner(api_of(app), ctx.check_runs, job, sources.main_sha)
     check.start(NAME, "Running", "base and head")
     check.interrupted(ValueError("secret text of an internal error"), again=False, url=None)
 
@@ -68,7 +68,7 @@ def test_an_attempt_that_is_not_tried_again_completes_its_check_run_saying_why(
     assert run["output"]["summary"] == "`ValueError`"
 
     # A re-run of the finished job cannot reopen it: it makes a new one and records that.
-    again = CheckRun(api_of(app), ctx.check_runs, job, sources.main_sha)
+    again = CheckRunOwner(api_of(app), ctx.check_runs, job, sources.main_sha)
     again.start(NAME, "Running", "base and head")
     assert again.id != check.id and len(runs(server)) == 2
     stored = ctx.check_runs.get(job.id)
@@ -79,7 +79,7 @@ def test_a_superseded_job_completes_its_check_run_as_superseded(
     server: GitHubServer, app: GitHubApp, ctx: AppContext, sources: Sources
 ) -> None:
     job = verify_job(ctx, sources.main_sha)
-    check = CheckRun(api_of(app), ctx.check_runs, job, sources.main_sha)
+    check = CheckRunOwner(api_of(app), ctx.check_runs, job, sources.main_sha)
     check.start(NAME, "Running", "base and head")
     check.interrupted(JobAbandoned("a newer push"), again=False, url=None)
     (run,) = runs(server)
@@ -96,7 +96,9 @@ def test_the_reaper_completes_check_runs_whose_job_ended_without_completing_them
     alive = verify_job(ctx, sources.first_sha, pull=4)
     done = verify_job(ctx, sources.main_sha, pull=5)
     for job in (failed, alive, done):
-        CheckRun(api_of(app), ctx.check_runs, job, str(job.head_sha)).start(NAME, "Running", "")
+        CheckRunOwner(api_of(app), ctx.check_runs, job, str(job.head_sha)).start(
+            NAME, "Running", ""
+        )
     assert ctx.ledger.finish(failed.id, "w1", "failed", error="worker lost after 3 attempts")
     assert ctx.ledger.finish(done.id, "w1", "done")
     # GitHub fails the first completion through all its retries: left for the next round.

@@ -32,7 +32,7 @@ def why(exc: BaseException) -> str:
     return text[:500]
 
 
-class CheckRun:
+class CheckRunOwner:
     """The check run of verification ``job`` on ``head_sha``."""
 
     def __init__(self, api: RepoAPI, store: CheckRuns, job: Job, head_sha: str) -> None:

@@ -17,7 +17,7 @@ from reprobot.bot.github.linked_issues import closing_references
 from reprobot.bot.github.repo_api import Conclusion, PullInfo
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.attempts import tries_again
-from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRun, why
+from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRunOwner, why
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
 from reprobot.bot.jobs.report_pages import link_line, publish
 from reprobot.bot.metrics import MetricsProgress
@@ -90,7 +90,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         return
     guard.check()
     refs = ", ".join(f"#{n}" for n in issues)
-    check = CheckRun(session.api, ctx.check_runs, job, pull.head_sha)
+    check = CheckRunOwner(session.api, ctx.check_runs, job, pull.head_sha)
     check.start(
         CHECK_NAME,
         "Running the reproducing tests",
@@ -215,7 +215,7 @@ def _nothing_to_run(
     """No comment, but a neutral check that says why."""
     log.info("verify.no_reproduction", issues=issues)
     title, summary = nothing_to_run(issues)
-    check = CheckRun(session.api, ctx.check_runs, job, pull.head_sha)
+    check = CheckRunOwner(session.api, ctx.check_runs, job, pull.head_sha)
     check.start(CHECK_NAME, title, summary)
     url = _publish_note(
         ctx, job, pull, issues, "neutral", title, summary, private=session.info.private
