@@ -57,7 +57,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bot.jobs.queue import make_huey
+from reprobot.bot.queue import make_huey
 from reprobot.bot.store.engine import make_engine
 from reprobot.bot.store.ledger import Ledger
 from reprobot.settings import Settings

@@ -10,8 +10,8 @@ from sqlalchemy.engine import Engine
 
 from reprobot.bot.errors import AppConfigError
 from reprobot.bot.github.auth import GitHubApp
-from reprobot.bot.jobs.queue import JobQueue, make_huey
 from reprobot.bot.metrics import CountingTransport, Metrics
+from reprobot.bot.queue import JobQueue, make_huey
 from reprobot.bot.store.check_runs import CheckRuns
 from reprobot.bot.store.engine import make_engine, migrate
 from reprobot.bot.store.ledger import Ledger

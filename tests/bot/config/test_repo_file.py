@@ -9,13 +9,12 @@ import pydantic
 import pytest
 
 from reprobot.bot.config.repo_file import (
-    CONFIG_IGNORED,
     ConfigResult,
     LabelNames,
     RepoConfig,
-    config_errors_note,
     parse_repo_config,
 )
+from reprobot.bot.render.config_note import CONFIG_IGNORED
 from reprobot.validation import RepoSnapshot, detect_environment
 from tests.support.repos import make_repo
 
@@ -188,15 +187,6 @@ def test_huge_file_is_refused() -> None:
         f".github/reprobot.yml: the file is {len(text)} bytes long; "
         "Reprobot reads files of at most 65536 bytes"
     )
-
-
-def test_errors_note_echoes_safely() -> None:
-    assert config_errors_note([]) == ""
-    note = config_errors_note([".github/reprobot.yml: unknown setting '@admins`x`'"] + ["e"] * 12)
-    assert "@\u200badmins" in note and "@admins" not in note
-    assert "- ``.github/reprobot.yml: unknown setting '@\u200badmins`x`'``\n" in note
-    assert "- … and 3 more" in note
-    assert note.endswith(CONFIG_IGNORED)
 
 
 @pytest.mark.parametrize(

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator
 
-from reprobot.bot.render.markdown import inline_code, trim
 from reprobot.validation import CONFIG_PATH, MAX_CONFIG_BYTES, EnvSettings, load_yaml
-
-CONFIG_IGNORED = (
-    f"Because of these errors Reprobot ignores the whole of {CONFIG_PATH}, so the defaults apply."
-)
-_MAX_LISTED_ERRORS = 10
 
 # GitHub refuses label names longer than 50 characters.
 LabelName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
@@ -199,16 +192,3 @@ def parse_repo_config(text: str | bytes | None) -> ConfigResult:
     except ValidationError as exc:
         return _refused(*_validation_messages(exc, list(data)))
     return ConfigResult(config=config, errors=(), source="file")
-
-
-def config_errors_note(errors: Sequence[str]) -> str:
-    """A short markdown note listing ``errors`` (at most ten) and saying the defaults apply;
-    empty when there is no error. Every message is echoed as inline code."""
-    if not errors:
-        return ""
-    lines = [f"**Configuration:** {inline_code(CONFIG_PATH)} has errors:", ""]
-    lines += [f"- {inline_code(trim(e, 300, keep='head'))}" for e in errors[:_MAX_LISTED_ERRORS]]
-    if len(errors) > _MAX_LISTED_ERRORS:
-        lines.append(f"- … and {len(errors) - _MAX_LISTED_ERRORS} more")
-    lines += ["", CONFIG_IGNORED]
-    return "\n".join(lines)

@@ -23,7 +23,7 @@ from reprobot.bot.jobs import verify as job_verify
 from reprobot.bot.jobs.attempts import retryable, tries_again
 from reprobot.bot.jobs.check_run import complete_left_behind
 from reprobot.bot.jobs.guard import Guard
-from reprobot.bot.jobs.queue import QueueError
+from reprobot.bot.queue import QueueError
 from reprobot.bot.store.jobs import Job
 from reprobot.bot.store.ledger import Ledger
 from reprobot.bot.store.sessions import WebSessions

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from reprobot.bot.config.repo_file import config_errors_note
+from reprobot.bot.render.config_note import config_errors_note
 from reprobot.bot.render.markdown import (
     COMMENT_LIMIT,
     cap,

@@ -25,12 +25,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reprobot.bot.context import AppContext
 from reprobot.bot.github.user_auth import GitHubUsers
-from reprobot.bot.jobs.queue import QueueError
 from reprobot.bot.metrics import CONTENT_TYPE, CountingTransport
 from reprobot.bot.pages.access import AccessCache, ReadAccess
 from reprobot.bot.pages.links import page_key, page_links
 from reprobot.bot.pages.route import add_page_route
 from reprobot.bot.pages.signin import SignIn, add_signin_routes
+from reprobot.bot.queue import QueueError
 from reprobot.bot.store.engine import StoreError, ping
 from reprobot.bot.store.sessions import WebSessions
 from reprobot.bot.webhooks.intake import Intake

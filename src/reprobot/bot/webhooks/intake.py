@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from reprobot.bot.jobs.queue import JobQueue, QueueError
+from reprobot.bot.queue import JobQueue, QueueError
 from reprobot.bot.store.engine import StoreError
 from reprobot.bot.store.jobs import Delivery, DeliveryOutcome
 from reprobot.bot.store.ledger import Ledger
