@@ -39,14 +39,17 @@ def flags(base: RepoSnapshot, patch: Patch, files: list[str]) -> dict[str, list[
         return {"does not apply as written": ["(git apply)"]}
     paths = [c.describe() for c in review_paths(changes.files, changes.content, files)]
 
-    def new_text(path: str) -> str | None:
+    def new_bytes(path: str) -> bytes | None:
         blob = next((c.new_blob for c in changes.files if c.path == path), None)
-        return _text(changes.content(blob))
+        return changes.content(blob)
+
+    def new_text(path: str) -> str | None:
+        return _text(new_bytes(path))
 
     harness = harness_changes(
         [c.path for c in changes.files], lambda p: _text(base.read_file(p)), new_text
     )
-    hooks = [h.describe() for h in process_hooks(patch) if h.kind != "tracing"]
+    hooks = [h.describe() for h in process_hooks(patch, new_bytes) if h.kind != "tracing"]
     return {"allowlist": paths, "harness": list(harness), "in-process": hooks}
 
 

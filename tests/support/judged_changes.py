@@ -8,14 +8,16 @@ from pathlib import Path
 
 import docker
 
+from reprobot.validation.concerns import change_concerns
 from reprobot.validation.env.env_image import EnvImage
-from reprobot.validation.source.patch import Patch
+from reprobot.validation.source.patch import Patch, diff_between
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import Verdict, verify
-from tests.support.example_patches import NEW_TEST
+from tests.support.example_patches import FIX, NEW_TEST
 from tests.support.repos import git
 
 MODES = ["head", "fix"]
+PARSE = "src/durations/parse.py"
 
 
 def clone_of(repo: Path, dest: Path) -> Path:
@@ -43,6 +45,11 @@ def judge(
     drafted = tests or Patch(NEW_TEST)
     if mode == "head":
         return verify(client, env, base, drafted, head=head)
+    return verify(client, env, base, drafted, fix=git_patch(base, head))
+
+
+def git_patch(base: RepoSnapshot, head: RepoSnapshot) -> Patch:
+    """The change from ``base`` to ``head`` as the patch git writes for it."""
     assert base.path is not None
     # git's own bytes: a binary patch ends in a blank line that stripping would drop.
     diff = subprocess.run(
@@ -51,4 +58,26 @@ def judge(
         text=True,
         check=True,
     ).stdout
-    return verify(client, env, base, drafted, fix=Patch(diff))
+    return Patch(diff)
+
+
+def fixed_source(repo: Path) -> str:
+    """The text of the example's ``parse.py`` with its real fix, the work tree left as it was."""
+    subprocess.run(["git", "-C", str(repo), "apply", "-"], input=FIX.encode(), check=True)
+    text = (repo / PARSE).read_text()
+    git(repo, "checkout", "--", PARSE)
+    return text
+
+
+def write_files(repo: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+
+
+def read_before_running(base: RepoSnapshot, head: RepoSnapshot, mode: str) -> list[str]:
+    """What ``verify`` reads in the change before any test runs (``change_concerns``), judged
+    as ``mode``: the reasons a pass of it would need review, known even when it never passes."""
+    if mode == "head":
+        return change_concerns(base, diff_between(base, head), head)
+    return change_concerns(base, git_patch(base, head))

@@ -188,6 +188,17 @@ def grade(
             return oracle.kind if oracle is not None else None
 
         executed = _executed(coverage, before, after)
+        if measure and (before.coverage is None) != (after.coverage is None):
+            # Both runs asked for it and one side came back without it: the process exited
+            # before coverage.py saved (an exec, ``os._exit``), which is what a change that does
+            # not want its lines seen would do.
+            side = "with" if after.coverage is None else "without"
+            review = [
+                *review,
+                f"the test run {side} the change did not save what it ran (its coverage is "
+                "missing while the other run's is not), so which of the change's lines ran is "
+                "unknown",
+            ]
         ruling = rule(graded, kind_of, _guard_outcomes(guard), harness, review, executed)
     graded, status = dict(ruling.transitions), ruling.status
     reasons += ruling.reasons
@@ -322,7 +333,7 @@ def verify(
     )
     args = (before, after, fix, old_sources, new_sources, base.sha, head.sha if head else None)
     oracles = read_oracles(base, tests)
-    hooks = () if large else process_hooks(whole)
+    hooks = () if large else process_hooks(whole, new_file)
     review = [] if large else integrity_concerns(base, tests, fix, after, not committed)
     review += change_concerns(base, whole, head, skip=harness, hooks=hooks)
     verdict = grade(*args, test_ids, harness, oracles, review=review, measure=not large)

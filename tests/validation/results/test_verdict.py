@@ -258,3 +258,18 @@ def test_review_reasons_turn_a_success_into_needs_review_and_nothing_else() -> N
     assert passing.status == "needs_review" and passing.review == why
     failing = grade(_run({"t::a": F}), _run({"t::a": F}), fix, {}, {}, "b", None, review=why)
     assert failing.status == "not_verified"
+
+
+def test_a_run_that_loses_its_coverage_on_one_side_only_needs_review() -> None:
+    # The process with the change left before coverage.py saved (an exec, ``os._exit``): which
+    # of its lines ran is unknown, whatever its tests say.
+    fix = Patch(DIFF)
+    measured = {"a.py": FileCoverage(statements=frozenset({1}), executed=frozenset({1}))}
+    before = TestRun(outcomes={"t::a": F}, patches_applied=True, coverage=measured)
+    lost = TestRun(outcomes={"t::a": P}, patches_applied=True, coverage=None)
+    verdict = grade(before, lost, fix, {}, {}, "b", None)
+    assert verdict.status == "needs_review" and not verdict.success
+    assert "the test run with the change did not save what it ran" in verdict.review[0]
+    # Neither side measured (a project where coverage cannot run): nothing to tell apart.
+    neither = grade(_run({"t::a": F}), _run({"t::a": P}), fix, {}, {}, "b", None)
+    assert neither.status == "verified"
