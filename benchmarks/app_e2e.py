@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.app_harness import AppHarness, wait_for  # noqa: E402
 
-from reprobot.bench.dataset import load_instances  # noqa: E402
-from reprobot.bench.environments import clone_path  # noqa: E402
+from reprobot.bench.data.instances import load_instances  # noqa: E402
+from reprobot.bench.envs.environments import clone_path  # noqa: E402
 
 
 def config_for(specs: dict[str, object], repo: str, version: str) -> str:

@@ -25,18 +25,16 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reprobot.bench.dataset import (
-    Instance,
-    SpecTable,
-    default_overlay,
-    env_spec_for,
-    load_env_specs,
-    load_instances,
+from reprobot.bench.data.instances import Instance, load_instances
+from reprobot.bench.data.test_ids import (
+    IdMapping,
+    fails,
+    map_test_ids,
     patched_file_list,
     patched_sources,
 )
-from reprobot.bench.executor import write_run_log
-from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
+from reprobot.bench.envs.spec_table import SpecTable, default_overlay, env_spec_for, load_env_specs
+from reprobot.bench.run.sandbox_runs import write_run_log
 from reprobot.errors import ReprobotError
 from reprobot.logs import configure_logging
 from reprobot.settings import Settings

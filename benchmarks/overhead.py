@@ -27,11 +27,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bench.dataset import (
+from reprobot.bench.data.instances import load_instances
+from reprobot.bench.envs.spec_table import (
     default_overlay,
     env_spec_for,
     load_env_specs,
-    load_instances,
     split_env_words,
 )
 from reprobot.logs import configure_logging

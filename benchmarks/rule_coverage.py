@@ -23,7 +23,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from reprobot.bench.dataset import default_overlay, env_spec_for, load_env_specs, load_instances
+from reprobot.bench.data.instances import load_instances
+from reprobot.bench.envs.spec_table import default_overlay, env_spec_for, load_env_specs
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
 from reprobot.generation.drafter.readers import READERS
 from reprobot.generation.drafter.reading import Reading

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from reprobot.bench.dataset import DatasetError
+from reprobot.bench.data.instances import DatasetError
 from reprobot.bench.pod.judge import (
     Call,
     CandidateFix,
@@ -22,6 +22,8 @@ from reprobot.bench.pod.judge import (
     load_candidates,
     predicted_plan,
 )
+from reprobot.bench.pod.results import CandidateResult, ReferenceResult
+from reprobot.bench.run.sandbox_runs import run_summary
 from reprobot.validation.results.testrun import Outcome, TestRun
 from reprobot.validation.source.patch import Patch
 from tests.support.repos import commit_files, git, make_repo
@@ -244,20 +246,38 @@ def test_calibrate_without_expectations_drops_nothing() -> None:
 
 # --- calls --------------------------------------------------------------------------------------
 
-APPLIED = {"candidate_applied": True, "tests_applied": True}
+
+def ran(
+    candidate: bool = True, tests: bool = True, guard_after: dict[str, str] | None = None
+) -> CandidateResult:
+    """A candidate's result: whether its patch and the tests applied, and its guard's outcomes
+    (what ``judge`` reads of it)."""
+    return CandidateResult(
+        "acme__w-1",
+        "agent",
+        False,
+        candidate,
+        tests,
+        {},
+        run_summary(TestRun(outcomes={})),
+        guard_after=guard_after,
+    )
+
+
+APPLIED = ran()
 
 
 def test_judge_a_candidate_that_does_not_apply() -> None:
-    result = {"candidate_applied": False, "tests_applied": True}
+    result = ran(candidate=False)
     assert judge({"t": "failed"}, {"t": "passed"}, None, result) == Call(
         False, "the candidate does not apply", {}
     )
-    # A result without the key counts as not applied.
-    assert judge({}, {}, None, {}).reason == "the candidate does not apply"
+    # Neither applied: the candidate is what did not.
+    assert judge({}, {}, None, ran(False, False)).reason == "the candidate does not apply"
 
 
 def test_judge_tests_that_do_not_apply() -> None:
-    result = {"candidate_applied": True, "tests_applied": False}
+    result = ran(tests=False)
     assert judge({"t": "failed"}, {"t": "passed"}, None, result) == Call(
         False, "the tests do not apply on top of the candidate", {}
     )
@@ -296,20 +316,17 @@ def test_judge_calls_correct_only_when_a_test_checks_a_result() -> None:
 def test_judge_rejects_a_candidate_that_breaks_a_guard_test() -> None:
     before, after = {"t::a": "failed"}, {"t::a": "passed"}
     guard_r = {"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"}
-    kept = {
-        **APPLIED,
-        "guard_after": {"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"},
-    }
+    kept = ran(guard_after={"g.py::x": "passed", "g.py::y": "failed", "g.py::z": "passed"})
     assert judge(before, after, None, kept, None, guard_r) == Call(
         True, "verified", {"t::a": "F->P"}
     )
     # A candidate that removes a guard test that passed is not called correct unseen, as the
     # App would not verify it.
-    removed = {**APPLIED, "guard_after": {"g.py::x": "passed", "g.py::y": "failed"}}
+    removed = ran(guard_after={"g.py::x": "passed", "g.py::y": "failed"})
     call = judge(before, after, None, removed, None, guard_r)
     assert not call.correct
     assert call.reason.startswith("needs review: it removes 1 existing test(s)")
-    broke = {**APPLIED, "guard_after": {"g.py::x": "failed", "g.py::z": "error"}}
+    broke = ran(guard_after={"g.py::x": "failed", "g.py::z": "error"})
     assert judge(before, after, None, broke, None, guard_r) == Call(
         False,
         "2 existing test(s) that pass on R fail with it: g.py::x, g.py::z",
@@ -381,13 +398,16 @@ def test_judge_with_no_test_at_all() -> None:
 
 
 def test_graded_ids() -> None:
-    ref = {
-        "before": {"t::b": "failed", "t::a": "failed", "t::c": "passed"},
-        "dropped": {"t::c": "does not pass with the golden fix here (failed)"},
-    }
+    ref = ReferenceResult(
+        "acme__w-1",
+        before={"t::b": "failed", "t::a": "failed", "t::c": "passed"},
+        runs={},
+        dropped={"t::c": "does not pass with the golden fix here (failed)"},
+    )
     assert graded_ids(ref, plan_is_gold=False) is None
     assert graded_ids(ref, plan_is_gold=True) == ["t::a", "t::b"]
-    assert graded_ids({"before": {"t::z": "failed", "t::y": "passed"}}, True) == ["t::y", "t::z"]
+    nothing_dropped = ReferenceResult("i", {"t::z": "failed", "t::y": "passed"}, {}, {})
+    assert graded_ids(nothing_dropped, True) == ["t::y", "t::z"]
 
 
 # --- Patch.without_files ------------------------------------------------------------------------

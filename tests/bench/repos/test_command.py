@@ -10,7 +10,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from reprobot.bench.dataset import DatasetError
+from reprobot.bench.data.instances import DatasetError
 from reprobot.bench.repos.command import find_clone
 from reprobot.cli.main import main
 from reprobot.settings import Settings

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reprobot.bench.dataset import DatasetError
+from reprobot.bench.data.instances import DatasetError
 from reprobot.bench.repos.repo_list import HEAD, RepoEntry, load_repo_list, parse_repo_list
 
 SHA = "e382e72789f8d791991c489d4322aa04e660b952"

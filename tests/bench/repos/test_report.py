@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reprobot.bench.executor import Timing
-from reprobot.bench.provenance import provenance
 from reprobot.bench.repos.report import decided_by, repos_markdown, summary, write_repos_report
 from reprobot.bench.repos.row import Row
+from reprobot.bench.run.executor import Timing
+from reprobot.bench.run.provenance import provenance
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 WORKS = Row(
@@ -66,15 +66,27 @@ ROWS = [WORKS, CACHED, MISSING, BROKEN, NO_CLONE]
 
 def test_summary_counts_what_works_and_the_median_cold_build() -> None:
     facts = summary(ROWS)
-    assert facts["repositories"] == 5
-    assert facts["works"] == 2
-    assert facts["works_share"] == 0.4
-    assert (facts["built"], facts["built_now"], facts["build_failed"]) == (3, 2, 1)
-    assert facts["not_started"] == 1
+    assert facts.repositories == 5
+    assert facts.works == 2
+    assert facts.works_share == 0.4
+    assert (facts.built, facts.built_now, facts.build_failed) == (3, 2, 1)
+    assert facts.not_started == 1
     # The cached image's build time counts: it is that image's cold build, recorded then.
-    assert facts["median_build_s"] == 50.0
-    assert facts["timed_builds"] == 3
-    assert summary([])["works_share"] is None
+    assert facts.median_build_s == 50.0
+    assert facts.timed_builds == 3
+    assert summary([]).works_share is None
+    # report.json's "summary", in its order.
+    assert list(facts.to_json()) == [
+        "repositories",
+        "works",
+        "works_share",
+        "built",
+        "built_now",
+        "build_failed",
+        "not_started",
+        "median_build_s",
+        "timed_builds",
+    ]
 
 
 def test_the_table_has_a_row_per_repository(tmp_path: Path) -> None:

@@ -3,21 +3,32 @@ overall and per repository."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from reprobot.bench.dataset import Instance
+from reprobot.bench.data.instances import Instance
+from reprobot.bench.run.executor import Done, Failed, UnitResult
 from reprobot.bench.swt import drafting
-from reprobot.bench.swt.drafting import failure_class, failure_classes, taxonomy_markdown
+from reprobot.bench.swt.drafting import (
+    DraftCandidate,
+    DraftResult,
+    failure_class,
+    failure_classes,
+    taxonomy_markdown,
+)
 
 
-def ran(outcome: str, reason: str = "") -> dict[str, Any]:
-    return {"method": "issue-code", "outcome": outcome, "reason": reason, "test_patch": "diff"}
+def ran(outcome: str, reason: str = "") -> DraftCandidate:
+    return DraftCandidate.from_json(
+        {"method": "issue-code", "outcome": outcome, "reason": reason, "test_patch": "diff"}
+    )
 
 
-def skipped(reason: str) -> dict[str, Any]:
-    return {"method": "issue", "outcome": "no-draft", "reason": reason}
+def skipped(reason: str) -> DraftCandidate:
+    return DraftCandidate.from_json({"method": "issue", "outcome": "no-draft", "reason": reason})
+
+
+def drafted(instance_id: str, reproduced: bool, candidates: list[DraftCandidate]) -> DraftResult:
+    return DraftResult(instance_id, reproduced=reproduced, candidates=tuple(candidates))
 
 
 NO_CODE = "the issue shows no code, session or command to reproduce it with"
@@ -63,13 +74,13 @@ NOTHING = "its code and sessions show no exception, no value called wrong and no
     ],
 )
 def test_the_best_any_candidate_came_to_decides(
-    candidates: list[dict[str, Any]], expected: str
+    candidates: list[DraftCandidate], expected: str
 ) -> None:
-    assert failure_class({"reproduced": False, "candidates": candidates}) == expected
+    assert failure_class(drafted("x", False, candidates)) == expected
 
 
 def test_a_reproduction_is_no_failure_unless_the_golden_fix_leaves_it_failing() -> None:
-    record = {"reproduced": True, "candidates": [ran("reproduces")]}
+    record = drafted("x", True, [ran("reproduces")])
     assert failure_class(record) is None
     assert failure_class(record, success=True) is None
     assert failure_class(record, success=False) == drafting.NOT_FIXED
@@ -87,12 +98,12 @@ def test_counts_per_class_and_repository() -> None:
         _instance("b-2", "org/beta"),
         _instance("b-3", "org/beta"),
     ]
-    results: dict[str, dict[str, Any]] = {
-        "a-1": {"reproduced": False, "candidates": [skipped(NO_CODE)]},
-        "a-2": {"reproduced": True, "candidates": []},
-        "b-1": {"reproduced": False, "candidates": [skipped(NO_CODE)]},
-        "b-2": {"reproduced": True, "candidates": []},
-        "b-3": {"error": "the environment could not be built"},
+    results: dict[str, UnitResult[DraftResult]] = {
+        "a-1": Done(drafted("a-1", False, [skipped(NO_CODE)])),
+        "a-2": Done(drafted("a-2", True, [])),
+        "b-1": Done(drafted("b-1", False, [skipped(NO_CODE)])),
+        "b-2": Done(drafted("b-2", True, [])),
+        "b-3": Failed("draft-b-3", "the environment could not be built"),
     }
     classes = failure_classes(instances, results, {"a-2": True, "b-2": False})
     assert classes == {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reprobot.bench.executor import Timing
-from reprobot.bench.provenance import provenance
+from reprobot.bench.run.executor import Timing
+from reprobot.bench.run.provenance import provenance
 from reprobot.bench.swt.metrics import CoverageDelta, Flags, InstanceScore
 from reprobot.bench.swt.report import markdown
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprobot.bench.dataset import pytest_test_command
-from reprobot.bench.test_ids import map_test_ids
+from reprobot.bench.data.test_ids import map_test_ids
+from reprobot.bench.envs.spec_table import pytest_test_command
 from reprobot.validation.env.test_commands import runner_family, runner_of
 from tests.support.scripts import load_script
 

@@ -8,20 +8,11 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from reprobot.bench.command_context import (
-    EVALUATION_VERSION,
-    Context,
-    resolve_instances,
-    selected_instances,
-)
-from reprobot.bench.dataset import (
-    DatasetError,
-    default_overlay,
-)
-from reprobot.bench.environments import Prepared
-from reprobot.bench.executor import Unit, peak_rss_mb, run_units
+from reprobot.bench.data.instances import DatasetError
+from reprobot.bench.data.predictions import GOLD, load_predictions
+from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.envs.spec_table import default_overlay
 from reprobot.bench.pod import report as pod_report
 from reprobot.bench.pod.judge import (
     TestPlan,
@@ -31,9 +22,16 @@ from reprobot.bench.pod.judge import (
     predicted_plan,
     reference,
 )
-from reprobot.bench.predictions import GOLD, load_predictions
-from reprobot.bench.provenance import code_sha256, fingerprint, provenance, text_sha256
-from reprobot.bench.report import write_report
+from reprobot.bench.pod.results import CandidateResult, ReferenceResult
+from reprobot.bench.run.command_context import (
+    EVALUATION_VERSION,
+    Context,
+    resolve_instances,
+    selected_instances,
+)
+from reprobot.bench.run.executor import Done, Failed, Unit, peak_rss_mb, run_units
+from reprobot.bench.run.provenance import code_sha256, fingerprint, provenance, text_sha256
+from reprobot.bench.run.report import write_report
 from reprobot.settings import Settings
 
 
@@ -92,7 +90,7 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
         for i in wanted
     ]
 
-    def ref_work(unit: Unit) -> dict[str, Any]:
+    def ref_work(unit: Unit) -> ReferenceResult:
         instance_id = unit.key.split("--", 1)[1]
         prep, plan = setup(instance_id)
         return reference(
@@ -105,7 +103,14 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
         )
 
     refs = run_units(
-        ref_units, ref_work, ctx.store, ctx.workers, ctx.console, "reference runs", on_stop=ctx.stop
+        ref_units,
+        ref_work,
+        ReferenceResult.from_json,
+        ctx.store,
+        ctx.workers,
+        ctx.console,
+        "reference runs",
+        on_stop=ctx.stop,
     )
     by_key = {c.key: c for c in candidates}
     cand_units = [
@@ -122,12 +127,13 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             label=c.key,
         )
         for c in candidates
-        if not refs[f"reference--{c.instance_id}"].get("error")
+        if isinstance(refs[f"reference--{c.instance_id}"], Done)
     ]
 
-    def cand_work(unit: Unit) -> dict[str, Any]:
+    def cand_work(unit: Unit) -> CandidateResult:
         candidate = by_key[unit.key]
         prep, plan = setup(candidate.instance_id)
+        ref = refs[f"reference--{candidate.instance_id}"]
         return evaluate_candidate(
             ctx.client,
             candidate,
@@ -135,11 +141,18 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             prep,
             ctx.limits,
             ctx.store.log_dir(candidate.instance_id),
-            refs[f"reference--{candidate.instance_id}"],
+            ref.record if isinstance(ref, Done) else None,
         )
 
     results = run_units(
-        cand_units, cand_work, ctx.store, ctx.workers, ctx.console, "candidates", on_stop=ctx.stop
+        cand_units,
+        cand_work,
+        CandidateResult.from_json,
+        ctx.store,
+        ctx.workers,
+        ctx.console,
+        "candidates",
+        on_stop=ctx.stop,
     )
     header = provenance(
         {
@@ -162,5 +175,5 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     figures = pod_report.write_figures(out, report)
     print(written.markdown)
     ctx.console.print(f"reports: {', '.join(str(p) for p in [*written.paths.values(), *figures])}")
-    errors = [r for r in [*refs.values(), *results.values()] if r.get("error")]
+    errors = [r for r in [*refs.values(), *results.values()] if isinstance(r, Failed)]
     return 0 if not errors else 1

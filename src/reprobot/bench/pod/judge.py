@@ -18,28 +18,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import docker
 
-from reprobot.bench.dataset import DatasetError, Instance, patched_file_list, patched_sources
-from reprobot.bench.environments import Prepared
-from reprobot.bench.executor import run_summary, safe_key, write_run_log
-from reprobot.bench.predictions import prediction_files
-from reprobot.bench.test_ids import IdMapping, fails, map_test_ids
+from reprobot.bench.data.instances import DatasetError, Instance
+from reprobot.bench.data.predictions import prediction_files
+from reprobot.bench.data.test_ids import (
+    IdMapping,
+    fails,
+    map_test_ids,
+    patched_file_list,
+    patched_sources,
+)
+from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.pod.results import CandidateResult, ReferenceResult
+from reprobot.bench.run.executor import safe_key
+from reprobot.bench.run.sandbox_runs import run_summary, write_run_log
 from reprobot.validation import (
     GuardOutcomes,
     OracleKind,
     Outcome,
     Patch,
     RunLimits,
+    Side,
     TestRun,
     change_concerns,
     companion_test_modules,
     read_oracles,
     rule,
+    run_pair,
     run_tests,
     transitions,
 )
@@ -161,48 +170,57 @@ def reference(
     prepared: Prepared,
     limits: RunLimits,
     log_dir: Path,
-) -> dict[str, Any]:
+) -> ReferenceResult:
     """The plan's run on R (shared by all candidates), and its calibration against R∘X*."""
     if not plan.selection:
         raise DatasetError(f"{instance.instance_id}: the test patch has no test module to run")
-    before = run_tests(
-        client, prepared.env, prepared.base, [plan.tests], plan.selection, limits=limits
-    )
+    golden: TestRun | None = None
+    if plan.mapping is not None and plan.expected is not None:
+        # The same tests before and after the golden fix: the pair every benchmark grades a fix
+        # by, one pair at a time (the benchmark's workers are its unit of parallelism).
+        pair = run_pair(
+            client,
+            prepared.env,
+            Side(prepared.base, [plan.tests]),
+            Side(prepared.base, [instance.golden_patch, plan.tests]),
+            plan.selection,
+            limits=limits,
+            at_once=False,
+        )
+        before, golden = pair.before, pair.after
+    else:
+        before = run_tests(
+            client, prepared.env, prepared.base, [plan.tests], plan.selection, limits=limits
+        )
     write_run_log(log_dir / "R.log", before)
-    result: dict[str, Any] = {
-        "instance_id": instance.instance_id,
-        "before": plan.outcomes(before),
-        "runs": {"R": run_summary(before)},
-        "dropped": {},
-    }
+    outcomes = plan.outcomes(before)
+    runs = {"R": run_summary(before)}
+    oracles = None
     if plan.mapping is None:
         # Node ids: what each test checks, so a call never rests on weak oracles alone.
-        result["oracles"] = {
-            k: o.kind.value for k, o in read_oracles(prepared.base, plan.tests).items()
-        }
+        oracles = {k: o.kind.value for k, o in read_oracles(prepared.base, plan.tests).items()}
+    guard_before = None
     if plan.guard:
         guard = run_tests(client, prepared.env, prepared.base, [], plan.guard, limits=limits)
         write_run_log(log_dir / "R-guard.log", guard)
-        result["runs"]["R-guard"] = run_summary(guard)
-        result["guard"] = list(plan.guard)
+        runs["R-guard"] = run_summary(guard)
         # A guard that cannot run on R guards nothing; the candidates are judged without it.
-        result["guard_before"] = {} if guard.error else plan.guard_outcomes(guard)
-    if plan.mapping is not None and plan.expected is not None:
-        golden = run_tests(
-            client,
-            prepared.env,
-            prepared.base,
-            [instance.golden_patch, plan.tests],
-            plan.selection,
-            limits=limits,
-        )
+        guard_before = {} if guard.error else plan.guard_outcomes(guard)
+    dropped: dict[str, str] = {}
+    if golden is not None and plan.mapping is not None:
         write_run_log(log_dir / "RX.log", golden)
-        result["runs"]["RX"] = run_summary(golden)
-        result["dropped"] = calibrate(plan, result["before"], plan.outcomes(golden))
-        result["dropped"].update(
-            {t: f"unmappable: {why}" for t, why in plan.mapping.unmappable.items()}
-        )
-    return result
+        runs["RX"] = run_summary(golden)
+        dropped = calibrate(plan, outcomes, plan.outcomes(golden))
+        dropped.update({t: f"unmappable: {why}" for t, why in plan.mapping.unmappable.items()})
+    return ReferenceResult(
+        instance_id=instance.instance_id,
+        before=outcomes,
+        runs=runs,
+        dropped=dropped,
+        oracles=oracles,
+        guard=plan.guard if plan.guard else None,
+        guard_before=guard_before,
+    )
 
 
 def calibrate(
@@ -230,35 +248,42 @@ def evaluate_candidate(
     prepared: Prepared,
     limits: RunLimits,
     log_dir: Path,
-    reference_result: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    reference_result: ReferenceResult | None = None,
+) -> CandidateResult:
     """Run the plan's tests on R with the candidate (the candidate first, as the harness does);
-    when they accept it, the plan's guard modules too (``reference_result`` holds R's runs)."""
+    when they accept it, the plan's guard modules too (``reference_result`` holds R's runs).
+
+    The candidate's run is the after side of a pair whose before side is the instance's one
+    reference run, shared by all its candidates; so it runs alone here, not as ``run_pair``."""
     fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
     run = run_tests(
         client, prepared.env, prepared.base, [fix, plan.tests], plan.selection, limits=limits
     )
     write_run_log(log_dir / f"{candidate.key}.log", run)
     applied = {p.name: p.applied for p in run.patches}
-    result = {
-        "instance_id": candidate.instance_id,
-        "system": candidate.system,
-        "resolved": candidate.resolved,
-        "candidate_applied": applied.get("candidate.diff", False),
-        "tests_applied": applied.get("tests.diff", applied.get("test.diff", False)),
-        "after": plan.outcomes(run) if run.patches_applied else {},
-        "run": run_summary(run),
+    result = CandidateResult(
+        instance_id=candidate.instance_id,
+        system=candidate.system,
+        resolved=candidate.resolved,
+        candidate_applied=applied.get("candidate.diff", False),
+        tests_applied=applied.get("tests.diff", applied.get("test.diff", False)),
+        after=plan.outcomes(run) if run.patches_applied else {},
+        run=run_summary(run),
         # What the candidate holds that keeps any pass from being verified, as ``verify`` reads
         # it before its tests run.
-        "review": change_concerns(prepared.base, fix),
-    }
-    ref = reference_result or {}
-    accepted = judge(ref.get("before", {}), plan.outcomes(run), None, result).correct
-    if ref.get("guard_before") and run.patches_applied and accepted:
+        review=tuple(change_concerns(prepared.base, fix)),
+    )
+    before = reference_result.before if reference_result is not None else {}
+    accepted = judge(before, plan.outcomes(run), None, result).correct
+    guarded = reference_result is not None and reference_result.guard_before
+    if guarded and run.patches_applied and accepted:
         guard = run_tests(client, prepared.env, prepared.base, [fix], plan.guard, limits=limits)
         write_run_log(log_dir / f"{candidate.key}-guard.log", guard)
-        result["guard_run"] = run_summary(guard)
-        result["guard_after"] = {} if guard.error else plan.guard_outcomes(guard)
+        result = replace(
+            result,
+            guard_run=run_summary(guard),
+            guard_after={} if guard.error else plan.guard_outcomes(guard),
+        )
     return result
 
 
@@ -282,17 +307,17 @@ def judge(
     before: Mapping[str, str],
     after: Mapping[str, str],
     graded: Sequence[str] | None,
-    result: Mapping[str, Any],
+    result: CandidateResult,
     oracles: Mapping[str, str] | None = None,
     guard_before: Mapping[str, str] | None = None,
 ) -> Call:
     """Verified (called correct) when at least one graded test goes F->P and none fails after,
     (with ``oracles``, test id to oracle kind) some F->P test checks a result, and (with
     ``guard_before``, the guard's outcomes on R) no guard test that passes on R fails in the
-    candidate's guard run (``result["guard_after"]``)."""
-    if not result.get("candidate_applied"):
+    candidate's guard run (``result.guard_after``)."""
+    if not result.candidate_applied:
         return Call(False, "the candidate does not apply", {})
-    if not result.get("tests_applied"):
+    if not result.tests_applied:
         return Call(False, "the tests do not apply on top of the candidate", {})
     ids = list(graded) if graded is not None else sorted(set(before) | set(after))
     if not ids:
@@ -309,13 +334,13 @@ def judge(
         guard = GuardOutcomes(
             (),
             {k: Outcome(v) for k, v in guard_before.items()},
-            {k: Outcome(v) for k, v in (result.get("guard_after") or {}).items()},
+            {k: Outcome(v) for k, v in (result.guard_after or {}).items()},
         )
     ruling = rule(
         graded_transitions,
         lambda k: _kind(known.get(k.split("[", 1)[0])),
         guard,
-        review=tuple(result.get("review") or ()),
+        review=result.review,
     )
     if ruling.status == "verified":
         return Call(True, "verified", kinds)
@@ -341,9 +366,9 @@ def judge(
     return Call(False, "no test goes from failing to passing", kinds)
 
 
-def graded_ids(reference_result: Mapping[str, Any], plan_is_gold: bool) -> list[str] | None:
+def graded_ids(reference_result: ReferenceResult, plan_is_gold: bool) -> list[str] | None:
     """The ids that judge the instance: the calibrated golden ids, or None (every test)."""
     if not plan_is_gold:
         return None
-    dropped = reference_result.get("dropped", {})
-    return sorted(t for t in reference_result["before"] if t not in dropped)
+    dropped = reference_result.dropped
+    return sorted(t for t in reference_result.before if t not in dropped)

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprobot.bench.pod.metrics import IssueEffort
+from reprobot.bench.pod.inspection import IssueEffort
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -5,24 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-from reprobot.bench.executor import Timing
+from reprobot.bench.pod.bootstrap import cluster_bootstrap
+from reprobot.bench.pod.classification import METRIC_NAMES, FilterCall, confusion
+from reprobot.bench.pod.inspection import IssueEffort, issue_effort, tally_versus_rs
 from reprobot.bench.pod.judge import CandidateFix, graded_ids, judge
-from reprobot.bench.pod.metrics import (
-    METRIC_NAMES,
-    FilterCall,
-    IssueEffort,
-    cluster_bootstrap,
-    confusion,
-    issue_effort,
-    tally_versus_rs,
-    wpc_envelope,
-    wpc_equivalent_p,
-)
 from reprobot.bench.pod.plots import plot_effort_table, plot_wpc_envelope
-from reprobot.bench.provenance import provenance_markdown
-from reprobot.bench.report import Section
+from reprobot.bench.pod.results import CandidateResult, ReferenceResult
+from reprobot.bench.pod.wpc import wpc_envelope, wpc_equivalent_p
+from reprobot.bench.run.executor import Done, Failed, Timing, UnitResult
+from reprobot.bench.run.provenance import Provenance, provenance_markdown
+from reprobot.bench.run.report import Section
 
 
 @dataclass(frozen=True)
@@ -59,8 +52,8 @@ class PodReport:
 
 def build(
     candidates: Sequence[CandidateFix],
-    references: Mapping[str, Mapping[str, Any]],
-    results: Mapping[str, Mapping[str, Any]],
+    references: Mapping[str, UnitResult[ReferenceResult]],
+    results: Mapping[str, UnitResult[CandidateResult]],
     gold: bool,
     resamples: int,
 ) -> PodReport:
@@ -71,22 +64,23 @@ def build(
     calls = []
     errors: dict[str, str] = {}
     for c in candidates:
-        ref = references.get(f"reference--{c.instance_id}", {})
-        result = results.get(c.key, {})
-        problem = ref.get("error") or result.get("error") or (None if result else "not run")
-        if problem:
-            errors[c.key] = str(problem)
+        ref = references.get(f"reference--{c.instance_id}")
+        result = results.get(c.key)
+        problem = _problem(ref, result)
+        if problem or not isinstance(ref, Done) or not isinstance(result, Done):
+            errors[c.key] = problem
             calls.append(
-                CandidateCall(c.key, c.instance_id, c.system, c.resolved, None, str(problem), {})
+                CandidateCall(c.key, c.instance_id, c.system, c.resolved, None, problem, {})
             )
             continue
+        reference, candidate = ref.record, result.record
         call = judge(
-            ref["before"],
-            result["after"],
-            graded_ids(ref, gold),
-            result,
-            ref.get("oracles"),
-            ref.get("guard_before"),
+            reference.before,
+            candidate.after,
+            graded_ids(reference, gold),
+            candidate,
+            reference.oracles,
+            reference.guard_before,
         )
         calls.append(
             CandidateCall(
@@ -128,16 +122,30 @@ def build(
             for m in ("mcc", "accuracy", "balanced_accuracy")
             if positives and negatives
         },
-        dropped={k.split("--", 1)[1]: dict(v.get("dropped", {})) for k, v in references.items()},
+        dropped={
+            k.split("--", 1)[1]: dict(v.record.dropped) if isinstance(v, Done) else {}
+            for k, v in references.items()
+        },
         errors=errors,
     )
+
+
+def _problem(
+    reference: UnitResult[ReferenceResult] | None, result: UnitResult[CandidateResult] | None
+) -> str:
+    """Why a candidate has no call: its instance's reference runs or its own failed, or it was
+    not run ("" when it has both results)."""
+    for unit in (reference, result):
+        if isinstance(unit, Failed) and unit.error:
+            return unit.error
+    return "" if result is not None and reference is not None else "not run"
 
 
 def _f(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def markdown(header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float) -> str:
+def markdown(header: Provenance, report: PodReport, timing: Timing, peak_mb: float) -> str:
     m = report.matrix
     agree = sum(c.agrees for c in report.calls if c.called_correct is not None)
     called = sum(c.called_correct is not None for c in report.calls)
@@ -233,14 +241,12 @@ def _n(value: int | None) -> str:
     return "–" if value is None else str(value)
 
 
-def main_section(
-    header: Mapping[str, Any], report: PodReport, timing: Timing, peak_mb: float
-) -> Section:
+def main_section(header: Provenance, report: PodReport, timing: Timing, peak_mb: float) -> Section:
     """The filter's calls, metrics with intervals and effort, as a report section."""
     return Section(
         markdown(header, report, timing, peak_mb),
         {
-            **header,
+            **header.to_json(),
             "wall_s": round(timing.this_run_s, 1),
             "wall_s_all_runs": round(timing.total_s, 1),
             "runs": timing.runs,

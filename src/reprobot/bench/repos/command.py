@@ -9,29 +9,31 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import docker
 import docker.errors
 
-from reprobot.bench.dataset import DatasetError
-from reprobot.bench.environments import clone_path
-from reprobot.bench.executor import (
-    Store,
-    Unit,
-    default_workers,
-    interrupt_on_sigterm,
-    run_units,
-    safe_key,
-    write_run_log,
-)
-from reprobot.bench.provenance import code_sha256, fingerprint, provenance
+from reprobot.bench.data.instances import DatasetError
+from reprobot.bench.envs.environments import clone_path
 from reprobot.bench.repos.repo_list import RepoEntry, load_repo_list
 from reprobot.bench.repos.report import write_repos_report
 from reprobot.bench.repos.row import Build, Row, build_cause, failed_row, make_row
 from reprobot.bench.repos.selection import choose_tests, file_sizes
+from reprobot.bench.run.executor import (
+    Failed,
+    Store,
+    Unit,
+    UnitResult,
+    default_workers,
+    interrupt_on_sigterm,
+    run_units,
+    safe_key,
+)
+from reprobot.bench.run.provenance import code_sha256, fingerprint, provenance
+from reprobot.bench.run.sandbox_runs import write_run_log
 from reprobot.console import console
 from reprobot.errors import ReprobotError
 from reprobot.settings import Settings
@@ -119,8 +121,8 @@ def run_repos(
         for key, snap in snapshots.items()
     ]
 
-    def work(unit: Unit) -> dict[str, Any]:
-        row = first_contact(
+    def work(unit: Unit) -> Row:
+        return first_contact(
             client,
             snapshots[unit.key],
             settings,
@@ -129,11 +131,11 @@ def run_repos(
             store.log_dir(unit.key),
             detector,
         )
-        return row.model_dump(mode="json")
 
     results = run_units(
         units,
         work,
+        Row.from_json,
         store,
         workers,
         messages,
@@ -158,15 +160,15 @@ def run_repos(
     written = write_repos_report(out, header, rows, timing, args.max_tests)
     print(written.markdown)
     messages.print(f"reports: {', '.join(str(p) for p in written.paths.values())}")
-    return 0 if not any(r.get("error") for r in results.values()) else 1
+    return 0 if not any(isinstance(r, Failed) for r in results.values()) else 1
 
 
-def row_from_result(entry: RepoEntry, snapshot: RepoSnapshot, result: dict[str, Any]) -> Row:
-    """A stored unit result as a row; a unit that raised (a bug, Docker failing) is a row that
-    says so."""
-    if result.get("error"):
-        return failed_row(entry.repo, snapshot.sha, f"error: {result['error']}")
-    return Row.model_validate(result)
+def row_from_result(entry: RepoEntry, snapshot: RepoSnapshot, result: UnitResult[Row]) -> Row:
+    """A unit's result as a row; a unit that raised (a bug, Docker failing) is a row that says
+    so."""
+    if isinstance(result, Failed):
+        return failed_row(entry.repo, snapshot.sha, f"error: {result.error}")
+    return result.record
 
 
 def first_contact(
@@ -246,8 +248,9 @@ def _seconds(text: str) -> float | None:
         return None
 
 
-def _added_mb(client: docker.DockerClient, attrs: dict[str, Any], size: int) -> float | None:
-    """What the image adds to the image it was made from, in MB (None when that is unknown)."""
+def _added_mb(client: docker.DockerClient, attrs: Mapping[str, Any], size: int) -> float | None:
+    """What the image adds to the image it was made from, in MB (None when that is unknown);
+    ``attrs`` is the image's JSON as Docker gives it."""
     parent = str(attrs.get("Parent") or "")
     if not parent:
         return None

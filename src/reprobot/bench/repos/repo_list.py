@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from reprobot.bench.dataset import DatasetError
+from reprobot.bench.data.instances import DatasetError
 
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,40}$")

@@ -1,18 +1,19 @@
 """The report of ``bench repos``: the rows as one table, the share of repositories whose suite
 works and the median cold build time, rendered once into report.md and report.json. Pure
-rendering over ``Row``s; ``write_repos_report`` only hands the sections to ``bench.report``."""
+rendering over ``Row``s; ``write_repos_report`` only hands the sections to ``run.report``."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from reprobot.bench.executor import Timing
-from reprobot.bench.provenance import provenance_markdown
-from reprobot.bench.report import Section, Written, write_report
 from reprobot.bench.repos.row import FAILING_SHARE, Row
+from reprobot.bench.run.executor import Timing
+from reprobot.bench.run.provenance import Provenance, provenance_markdown
+from reprobot.bench.run.report import Section, Written, write_report
 from reprobot.console import printable
 
 COLUMNS = (
@@ -35,21 +36,41 @@ COLUMNS = (
 )
 
 
-def summary(rows: Sequence[Row]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Summary:
+    """How many repositories work, how their builds went, and the median cold build time of the
+    images that built (over ``timed_builds`` of them)."""
+
+    repositories: int
+    works: int
+    works_share: float | None
+    built: int
+    built_now: int
+    build_failed: int
+    not_started: int
+    median_build_s: float | None
+    timed_builds: int
+
+    def to_json(self) -> dict[str, Any]:
+        # The JSON boundary: report.json's "summary".
+        return asdict(self)
+
+
+def summary(rows: Sequence[Row]) -> Summary:
     """How many repositories work, and the median cold build time of the images that built."""
     works = sum(r.works for r in rows)
     built = [r.build_s for r in rows if r.build_ok and r.build_s is not None]
-    return {
-        "repositories": len(rows),
-        "works": works,
-        "works_share": round(works / len(rows), 4) if rows else None,
-        "built": sum(r.build_ok for r in rows),
-        "built_now": sum(r.build_ok and r.built_now for r in rows),
-        "build_failed": sum(not r.build_ok and not r.failure for r in rows),
-        "not_started": sum(bool(r.failure) for r in rows),
-        "median_build_s": round(statistics.median(built), 1) if built else None,
-        "timed_builds": len(built),
-    }
+    return Summary(
+        repositories=len(rows),
+        works=works,
+        works_share=round(works / len(rows), 4) if rows else None,
+        built=sum(r.build_ok for r in rows),
+        built_now=sum(r.build_ok and r.built_now for r in rows),
+        build_failed=sum(not r.build_ok and not r.failure for r in rows),
+        not_started=sum(bool(r.failure) for r in rows),
+        median_build_s=round(statistics.median(built), 1) if built else None,
+        timed_builds=len(built),
+    )
 
 
 def _cell(text: str) -> str:
@@ -138,17 +159,15 @@ def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "–"
 
 
-def repos_markdown(
-    header: Mapping[str, Any], rows: Sequence[Row], timing: Timing, max_tests: int
-) -> str:
+def repos_markdown(header: Provenance, rows: Sequence[Row], timing: Timing, max_tests: int) -> str:
     facts = summary(rows)
-    median = facts["median_build_s"]
+    median = facts.median_build_s
     built_line = (
-        f"median cold build {median:.0f} s over the {facts['timed_builds']} images that built "
+        f"median cold build {median:.0f} s over the {facts.timed_builds} images that built "
         + (
             "(all built in this run)"
-            if facts["built_now"] == facts["timed_builds"]
-            else f"({facts['built_now']} built in this run, the others' time as recorded when "
+            if facts.built_now == facts.timed_builds
+            else f"({facts.built_now} built in this run, the others' time as recorded when "
             "they were built)"
         )
         if median is not None
@@ -166,9 +185,9 @@ def repos_markdown(
         *provenance_markdown(header),
         f"- {timing.sentence()}",
         "",
-        f"**Works: {facts['works']} of {len(rows)} ({_share(facts['works'], len(rows))})**; "
-        f"{built_line}; {facts['build_failed']} build(s) failed"
-        + (f", {facts['not_started']} not started" if facts["not_started"] else "")
+        f"**Works: {facts.works} of {len(rows)} ({_share(facts.works, len(rows))})**; "
+        f"{built_line}; {facts.build_failed} build(s) failed"
+        + (f", {facts.not_started} not started" if facts.not_started else "")
         + ".",
         "",
         "Each repository is detected with no table and no overrides, its environment built and "
@@ -190,27 +209,27 @@ def repos_markdown(
 
 
 def report_sections(
-    header: Mapping[str, Any], rows: Sequence[Row], timing: Timing, max_tests: int
+    header: Provenance, rows: Sequence[Row], timing: Timing, max_tests: int
 ) -> list[Section]:
     return [
         Section(
             repos_markdown(header, rows, timing, max_tests),
             {
-                **header,
+                **header.to_json(),
                 "max_tests": max_tests,
                 "failing_share": FAILING_SHARE,
                 "wall_s": round(timing.this_run_s, 1),
                 "wall_s_all_runs": round(timing.total_s, 1),
                 "runs": timing.runs,
-                "summary": summary(rows),
-                "repositories": [r.model_dump(mode="json") for r in rows],
+                "summary": summary(rows).to_json(),
+                "repositories": [r.to_json() for r in rows],
             },
         )
     ]
 
 
 def write_repos_report(
-    out: Path, header: Mapping[str, Any], rows: Sequence[Row], timing: Timing, max_tests: int
+    out: Path, header: Provenance, rows: Sequence[Row], timing: Timing, max_tests: int
 ) -> Written:
     """report.md and report.json in ``out``."""
     return write_report(out, report_sections(header, rows, timing, max_tests))

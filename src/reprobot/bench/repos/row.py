@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -93,6 +94,15 @@ class Row(BaseModel):
     @property
     def missing_module(self) -> bool:
         return bool(self.missing_modules)
+
+    def to_json(self) -> dict[str, Any]:
+        # The JSON boundary: a stored unit result, and a row of report.json.
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Row:
+        # The JSON boundary: a row as ``to_json`` wrote it (the executor's own entries ignored).
+        return cls.model_validate(data)
 
 
 def one_line(text: str, limit: int = _CAUSE_LIMIT) -> str:

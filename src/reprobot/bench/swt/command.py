@@ -7,35 +7,40 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from reprobot import __version__
-from reprobot.bench.command_context import (
+from reprobot.bench.data.instances import DatasetError, Instance
+from reprobot.bench.data.predictions import (
+    GOLD,
+    REPROBOT,
+    Prediction,
+    gold_predictions,
+    load_predictions,
+)
+from reprobot.bench.envs.environments_report import (
+    environment_summary,
+    hand_written_pins,
+    images_markdown,
+    runnable_markdown,
+    runnable_rows,
+)
+from reprobot.bench.envs.spec_table import default_overlay
+from reprobot.bench.run.command_context import (
     EVALUATION_VERSION,
     Context,
     resolve_instances,
     selected_instances,
 )
-from reprobot.bench.dataset import (
-    DatasetError,
-    Instance,
-    default_overlay,
-)
-from reprobot.bench.environments_report import (
-    environment_summary,
-    hand_written_pins,
-    images_markdown,
-    not_runnable,
-    runnable_markdown,
-    runnable_rows,
-)
-from reprobot.bench.executor import Unit, peak_rss_mb, run_units
-from reprobot.bench.predictions import GOLD, REPROBOT, gold_predictions, load_predictions
-from reprobot.bench.provenance import code_sha256, fingerprint, provenance, text_sha256
-from reprobot.bench.report import Section, write_report
+from reprobot.bench.run.executor import Done, Unit, peak_rss_mb, run_units
+from reprobot.bench.run.provenance import code_sha256, fingerprint, provenance, text_sha256
+from reprobot.bench.run.report import Section, write_report
 from reprobot.bench.swt import report as swt_report
 from reprobot.bench.swt.drafting import (
+    Drafting,
+    DraftResult,
     draft_instance,
     drafting_markdown,
     failure_classes,
@@ -43,7 +48,14 @@ from reprobot.bench.swt.drafting import (
     taxonomy_markdown,
     write_predictions,
 )
-from reprobot.bench.swt.evaluate import evaluate_instance, not_run, score
+from reprobot.bench.swt.evaluate import evaluate_instance, not_run
+from reprobot.bench.swt.results import (
+    InstanceEntry,
+    InstanceResult,
+    NoPrediction,
+    not_runnable,
+    score,
+)
 from reprobot.generation import bind_llm_drafter
 from reprobot.settings import Settings
 from reprobot.validation import cached_images
@@ -55,7 +67,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     resolve_instances(args, settings)
     ctx = Context(args, settings)
     instances = selected_instances(args)
-    drafting: dict[str, dict[str, Any]] = {}
+    drafting: Drafting = {}
     predictions_path: Path | None = None
     if args.patch_aware and args.predictions != REPROBOT:
         raise DatasetError("--patch-aware drafts tests: it goes with --predictions reprobot")
@@ -73,7 +85,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     by_key = {i.instance_id: i for i in instances if i.instance_id in predictions}
     missing = [i.instance_id for i in instances if i.instance_id not in predictions]
     skipped = {
-        key: not_run(i, predictions[key])
+        key: Done(not_run(i, predictions[key]))
         for key, i in by_key.items()
         if args.skip_empty and not predictions[key].patch.strip()
     }
@@ -93,7 +105,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         for i in by_key.values()
     ]
 
-    def work(unit: Unit) -> dict[str, Any]:
+    def work(unit: Unit) -> InstanceResult:
         instance = by_key[unit.key]
         prepared = ctx.prepare(instance)
         return evaluate_instance(
@@ -106,12 +118,17 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
         )
 
     results = run_units(
-        units, work, ctx.store, ctx.workers, ctx.console, "bench swt", on_stop=ctx.stop
+        units,
+        work,
+        InstanceResult.from_json,
+        ctx.store,
+        ctx.workers,
+        ctx.console,
+        "bench swt",
+        on_stop=ctx.stop,
     )
-    no_prediction = {
-        i: {"instance_id": i, "error": "no prediction for this instance"} for i in missing
-    }
-    all_results = {**results, **skipped, **no_prediction}
+    no_prediction = {i: NoPrediction(i) for i in missing}
+    all_results: dict[str, InstanceEntry] = {**results, **skipped, **no_prediction}
     scores = [score(all_results[i.instance_id], i.instance_id in excluded) for i in instances]
     model = args.predictions if predictions_path is None else _model(predictions)
     header = provenance(
@@ -149,29 +166,35 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     print(written.markdown)
     paths = [*written.paths.values(), out / "instances.csv"]
     ctx.console.print(f"reports: {', '.join(str(p) for p in paths)}")
-    return 0 if not any(r.get("error") for r in all_results.values()) else 1
+    return 0 if all(isinstance(r, Done) for r in all_results.values()) else 1
 
 
 def _environments_section(
-    ctx: Context, results: dict[str, dict[str, Any]], started_epoch: float, gold: bool
+    ctx: Context, results: Mapping[str, InstanceEntry], started_epoch: float, gold: bool
 ) -> Section:
     """The environment images the run used (and, with the golden tests, which instances ran)."""
-    summary = environment_summary(results, cached_images(ctx.client, ctx.settings), started_epoch)
+    environments = {
+        i: r.record.environment
+        for i, r in results.items()
+        if isinstance(r, Done) and r.record.environment
+    }
+    summary = environment_summary(
+        environments, cached_images(ctx.client, ctx.settings), started_epoch
+    )
+    # The JSON boundary: the overlay file's document, read for its hand-written pins.
     pins = hand_written_pins(json.loads(default_overlay().read_text(encoding="utf-8")))
-    data: dict[str, Any] = {"environments": summary, "hand_written_pins": pins}
+    # The JSON boundary: the section's entries of report.json.
+    data: dict[str, Any] = {"environments": summary.to_json(), "hand_written_pins": pins}
     text = images_markdown(summary, pins)
     if gold:
-        data["runnable"] = runnable_rows(results)
-        data["not_runnable"] = {
-            i: cause for i, r in sorted(results.items()) if (cause := not_runnable(r))
-        }
-        text = runnable_markdown(results) + "\n" + text
+        causes = {i: not_runnable(r) for i, r in results.items()}
+        data["runnable"] = runnable_rows(causes)
+        data["not_runnable"] = {i: cause for i, cause in sorted(causes.items()) if cause}
+        text = runnable_markdown(causes) + "\n" + text
     return Section(text, data)
 
 
-def _draft_all(
-    ctx: Context, instances: list[Instance], patch_aware: bool = False
-) -> dict[str, dict[str, Any]]:
+def _draft_all(ctx: Context, instances: list[Instance], patch_aware: bool = False) -> Drafting:
     """Reprobot's drafts for every instance, resumable like the evaluation units; with
     ``patch_aware`` each knows the golden fix, as a pull request's would."""
     llm_drafter = bind_llm_drafter(ctx.settings)
@@ -195,18 +218,25 @@ def _draft_all(
         for key, i in by_key.items()
     ]
 
-    def work(unit: Unit) -> dict[str, Any]:
+    def work(unit: Unit) -> DraftResult:
         instance = by_key[unit.key]
         prepared = ctx.prepare(instance)
         fix = instance.golden_patch if patch_aware else None
         return draft_instance(ctx.client, instance, prepared, ctx.settings, llm_drafter, fix)
 
     results = run_units(
-        units, work, ctx.store, ctx.workers, ctx.console, "bench swt: drafting", on_stop=ctx.stop
+        units,
+        work,
+        DraftResult.from_json,
+        ctx.store,
+        ctx.workers,
+        ctx.console,
+        "bench swt: drafting",
+        on_stop=ctx.stop,
     )
     return {by_key[key].instance_id: result for key, result in results.items()}
 
 
-def _model(predictions: dict[str, Any]) -> str:
+def _model(predictions: Mapping[str, Prediction]) -> str:
     models = sorted({p.model for p in predictions.values()})
     return ", ".join(models) if models else "none"

@@ -11,17 +11,90 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import docker
 
-from reprobot.bench.dataset import Instance
-from reprobot.bench.environments import Prepared
-from reprobot.bench.predictions import REPROBOT, Prediction
+from reprobot.bench.data.instances import Instance
+from reprobot.bench.data.predictions import REPROBOT, Prediction
+from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.run.executor import Done, Failed, UnitResult
 from reprobot.generation import LLMDrafter, read_issue, reproduce
 from reprobot.settings import Settings
 from reprobot.validation import Patch
+
+
+@dataclass(frozen=True)
+class DraftCandidate:
+    """One candidate of a drafting result: what the taxonomy reads of it (its outcome and
+    reason), and the candidate as ``reprobot reproduce --json`` writes it."""
+
+    outcome: str
+    reason: str
+    # The JSON boundary: generation's record of the candidate (its command-line contract),
+    # stored and read back as it is.
+    record: Mapping[str, Any]
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> DraftCandidate:
+        return cls(str(record.get("outcome")), str(record.get("reason", "")), dict(record))
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.record)
+
+
+@dataclass(frozen=True)
+class DraftResult:
+    """What drafting one instance came to (a stored unit result): the chosen test patch (empty
+    when nothing reproduced), how it was drafted, and what drafting cost."""
+
+    instance_id: str
+    model_patch: str = ""
+    reproduced: bool = False
+    method: str | None = None
+    failing_tests: tuple[str, ...] = ()
+    failure: str = ""
+    candidates: tuple[DraftCandidate, ...] = ()
+    sandbox_runs: int = 0
+    # Drafting's own time (environment builds excluded), and the unit's wall time.
+    drafting_s: float = 0.0
+    patch_aware: bool = False
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        # The JSON boundary: a stored unit result, in the order it is written.
+        return {
+            "instance_id": self.instance_id,
+            "model_patch": self.model_patch,
+            "reproduced": self.reproduced,
+            "method": self.method,
+            "failing_tests": list(self.failing_tests),
+            "failure": self.failure,
+            "candidates": [c.to_json() for c in self.candidates],
+            "sandbox_runs": self.sandbox_runs,
+            "drafting_s": self.drafting_s,
+            "patch_aware": self.patch_aware,
+            "wall_s": self.wall_s,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DraftResult:
+        # The JSON boundary: a stored unit result as ``to_json`` wrote it.
+        return cls(
+            instance_id=str(data["instance_id"]),
+            model_patch=str(data["model_patch"]),
+            reproduced=bool(data["reproduced"]),
+            method=data["method"],
+            failing_tests=tuple(data["failing_tests"]),
+            failure=str(data["failure"]),
+            candidates=tuple(DraftCandidate.from_json(c) for c in data["candidates"]),
+            sandbox_runs=data["sandbox_runs"],
+            drafting_s=data["drafting_s"],
+            patch_aware=bool(data["patch_aware"]),
+            wall_s=data["wall_s"],
+        )
 
 
 def draft_instance(
@@ -31,8 +104,8 @@ def draft_instance(
     settings: Settings,
     llm_drafter: LLMDrafter | None,
     fix: Patch | None = None,
-) -> dict[str, Any]:
-    """The stored result of drafting one instance (JSON-ready); with ``fix``, patch-aware."""
+) -> DraftResult:
+    """The result of drafting one instance; with ``fix``, patch-aware."""
     started = time.monotonic()
     issue = read_issue(instance.problem_statement)
     result = reproduce(
@@ -44,28 +117,33 @@ def draft_instance(
         llm_drafter=llm_drafter,
         fix=fix,
     )
+    # What ``reprobot reproduce --json`` says of the chosen test and every candidate.
     record = result.to_json()
-    return {
-        "instance_id": instance.instance_id,
-        "model_patch": result.test_patch,
-        "reproduced": result.reproduced,
-        "method": record["method"],
-        "failing_tests": record["failing_tests"],
-        "failure": record["failure"],
-        "candidates": record["candidates"],
-        "sandbox_runs": result.sandbox_runs,
-        "drafting_s": round(result.duration_s, 2),
-        "patch_aware": result.patch_aware,
-        "wall_s": round(time.monotonic() - started, 2),
-    }
+    return DraftResult(
+        instance_id=instance.instance_id,
+        model_patch=result.test_patch,
+        reproduced=result.reproduced,
+        method=record["method"],
+        failing_tests=tuple(record["failing_tests"]),
+        failure=record["failure"],
+        candidates=tuple(DraftCandidate.from_json(c) for c in record["candidates"]),
+        sandbox_runs=result.sandbox_runs,
+        drafting_s=round(result.duration_s, 2),
+        patch_aware=result.patch_aware,
+        wall_s=round(time.monotonic() - started, 2),
+    )
 
 
-def predictions_from(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Prediction]:
+# Every instance's drafting, by instance id: its result, or the error of its unit.
+Drafting: TypeAlias = Mapping[str, UnitResult[DraftResult]]
+
+
+def predictions_from(results: Drafting) -> dict[str, Prediction]:
     """Predictions from drafting results; an instance whose drafting errored has none."""
     return {
-        key: Prediction(key, REPROBOT, str(r.get("model_patch") or ""))
+        key: Prediction(key, REPROBOT, r.record.model_patch or "")
         for key, r in results.items()
-        if not r.get("error")
+        if isinstance(r, Done)
     }
 
 
@@ -99,20 +177,20 @@ TAXONOMY = (
 _MISSING_MODULE = ("ModuleNotFoundError", "No module named", "ImportError")
 
 
-def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str | None:
-    """Why drafting ``record`` (a stored ``draft_instance`` result) did not give a test that
-    goes F->P under the golden fix; None when it did (or ``success`` is unknown and it
-    reproduced). The best any candidate came to decides: a draft that failed for another reason
-    says more than one that passed, which says more than a draft that was never made."""
-    if record.get("reproduced"):
+def failure_class(record: DraftResult, success: bool | None = None) -> str | None:
+    """Why drafting ``record`` (a ``draft_instance`` result) did not give a test that goes F->P
+    under the golden fix; None when it did (or ``success`` is unknown and it reproduced). The
+    best any candidate came to decides: a draft that failed for another reason says more than
+    one that passed, which says more than a draft that was never made."""
+    if record.reproduced:
         return None if success is None or success else NOT_FIXED
-    candidates = list(record.get("candidates") or [])
-    ran = [c for c in candidates if c.get("outcome") != "no-draft"]
-    reasons = " ".join(str(c.get("reason", "")) for c in ran)
-    outcomes = {str(c.get("outcome")) for c in ran}
-    if any(str(c.get("reason", "")).startswith("reproduced once") for c in ran):
+    candidates = record.candidates
+    ran = [c for c in candidates if c.outcome != "no-draft"]
+    reasons = " ".join(c.reason for c in ran)
+    outcomes = {c.outcome for c in ran}
+    if any(c.reason.startswith("reproduced once") for c in ran):
         return FLAKY
-    unrelated = [str(c.get("reason", "")) for c in ran if c.get("outcome") == "unrelated"]
+    unrelated = [c.reason for c in ran if c.outcome == "unrelated"]
     if unrelated:
         # The project's code failing to import an optional package ("LaTeX parsing requires
         # the antlr4 python package") is the environment's gap, not a wrong reproduction.
@@ -121,7 +199,7 @@ def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str
         return UNRELATED
     if "passes" in outcomes:
         return PASSES
-    skipped = " ".join(str(c.get("reason", "")) for c in candidates if c not in ran)
+    skipped = " ".join(c.reason for c in candidates if c.outcome == "no-draft")
     names_missing = "names the issue's code uses are not found" in skipped
     if "broken" in outcomes:
         if any(m in reasons for m in _MISSING_MODULE):
@@ -140,17 +218,15 @@ def failure_class(record: Mapping[str, Any], success: bool | None = None) -> str
 
 
 def failure_classes(
-    instances: Sequence[Instance],
-    results: Mapping[str, Mapping[str, Any]],
-    success: Mapping[str, bool],
+    instances: Sequence[Instance], results: Drafting, success: Mapping[str, bool]
 ) -> dict[str, str]:
     """Instance id to why it was not reproduced (instances whose drafting errored left out)."""
     classes: dict[str, str] = {}
     for instance in instances:
         r = results.get(instance.instance_id)
-        if r is None or r.get("error"):
+        if not isinstance(r, Done):
             continue
-        found = failure_class(r, success.get(instance.instance_id))
+        found = failure_class(r.record, success.get(instance.instance_id))
         if found is not None:
             classes[instance.instance_id] = found
     return classes
@@ -181,13 +257,11 @@ def taxonomy_markdown(instances: Sequence[Instance], classes: Mapping[str, str])
     return "\n".join(lines) + "\n"
 
 
-def _patch_aware(results: Mapping[str, Mapping[str, Any]]) -> bool:
-    return any(r.get("patch_aware") for r in results.values())
+def _patch_aware(results: Drafting) -> bool:
+    return any(isinstance(r, Done) and r.record.patch_aware for r in results.values())
 
 
-def drafting_markdown(
-    instances: Sequence[Instance], results: Mapping[str, Mapping[str, Any]]
-) -> str:
+def drafting_markdown(instances: Sequence[Instance], results: Drafting) -> str:
     """Per-instance drafting figures: reproduced on R, by which method, time and sandbox runs."""
     lines = [
         "## Drafting (no environment builds)"
@@ -199,21 +273,27 @@ def drafting_markdown(
     times: list[float] = []
     runs: list[int] = []
     for instance in instances:
-        r = results.get(instance.instance_id, {})
-        if r.get("error"):
-            lines.append(f"| {instance.instance_id} | error: {r['error'][:80]} | | | | |")
+        entry = results.get(instance.instance_id)
+        if isinstance(entry, Failed):
+            lines.append(f"| {instance.instance_id} | error: {entry.error[:80]} | | | | |")
             continue
-        drafts = [c for c in r.get("candidates", []) if c.get("outcome") != "no-draft"]
-        times.append(float(r.get("drafting_s", 0.0)))
-        runs.append(int(r.get("sandbox_runs", 0)))
+        # An instance with no drafting result is a row of nothing drafted.
+        r = entry.record if entry is not None else DraftResult(instance.instance_id)
+        drafts = [c for c in r.candidates if c.outcome != "no-draft"]
+        times.append(float(r.drafting_s))
+        runs.append(int(r.sandbox_runs))
         lines.append(
-            f"| {instance.instance_id} | {'yes' if r.get('reproduced') else 'no'} "
-            f"| {r.get('method') or '–'} | {len(drafts)} | {r.get('sandbox_runs', 0)} "
-            f"| {float(r.get('drafting_s', 0.0)):.1f} |"
+            f"| {instance.instance_id} | {'yes' if r.reproduced else 'no'} "
+            f"| {r.method or '–'} | {len(drafts)} | {r.sandbox_runs} "
+            f"| {float(r.drafting_s):.1f} |"
         )
     if times:
         total = sum(times)
-        reproduced = sum(1 for i in instances if results.get(i.instance_id, {}).get("reproduced"))
+        reproduced = sum(
+            1
+            for i in instances
+            if isinstance(entry := results.get(i.instance_id), Done) and entry.record.reproduced
+        )
         lines.append(
             f"| **total** | {reproduced} of {len(instances)} | | | {sum(runs)} "
             f"| {total:.1f} (mean {total / len(times):.1f}) |"

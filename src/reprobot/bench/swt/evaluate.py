@@ -9,27 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import docker
 
-from reprobot.bench.dataset import Instance
-from reprobot.bench.environments import Prepared
-from reprobot.bench.executor import run_summary, write_run_log
-from reprobot.bench.predictions import Prediction, prediction_files
+from reprobot.bench.data.instances import Instance
+from reprobot.bench.data.predictions import Prediction, prediction_files
+from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.run.sandbox_runs import run_summary, write_run_log
 from reprobot.bench.swt.metrics import (
     NOTHING,
     CoverageDelta,
-    Flags,
-    InstanceScore,
     added,
     changed_tests,
     coverage_delta,
     flags,
 )
+from reprobot.bench.swt.results import InstanceResult
 from reprobot.validation import (
+    OutcomeReading,
     Patch,
-    Reading,
     RunLimits,
     RunPair,
     Side,
@@ -52,8 +50,8 @@ def evaluate_instance(
     prepared: Prepared,
     limits: RunLimits,
     log_dir: Path,
-) -> dict[str, Any]:
-    """Run and grade one prediction; the result is what ``score`` reads back."""
+) -> InstanceResult:
+    """Run and grade one prediction; the result is what ``results.score`` reads back."""
     base, env = prepared.base, prepared.env
     fix = instance.golden_patch
     pred = Patch(prediction.patch, name="prediction.diff")
@@ -93,53 +91,51 @@ def evaluate_instance(
         pred_runs = RunPair(_EMPTY, _EMPTY)
 
     delta = _delta(instance, prepared, pred_runs, gold_runs, base_runs, _edited(prepared, pred))
-    report = categorise(pred_runs.before.outcomes, pred_runs.after.outcomes, Reading.HARNESS)
-    base_report = categorise(base_runs.before.outcomes, base_runs.after.outcomes, Reading.HARNESS)
+    report = categorise(pred_runs.before.outcomes, pred_runs.after.outcomes, OutcomeReading.HARNESS)
+    base_report = categorise(
+        base_runs.before.outcomes, base_runs.after.outcomes, OutcomeReading.HARNESS
+    )
     graded = flags(applied and _ran(pred_runs), report, base_report)
     extra = added(report, base_report)
-    return {
-        "instance_id": instance.instance_id,
-        "model": prediction.model,
-        "applied": applied,
-        "flags": graded.__dict__,
-        "delta": {
-            "executable": delta.executable,
-            "covered": delta.covered,
-            "uncovered": list(delta.uncovered),
-        },
-        "added": {kind: sorted(ids) for kind, ids in extra.items()},
-        "base": {kind: sorted(ids) for kind, ids in base_report.items()},
-        "runs": {
+    return InstanceResult(
+        instance_id=instance.instance_id,
+        model=prediction.model,
+        applied=applied,
+        flags=graded,
+        delta=delta,
+        added={kind: tuple(sorted(ids)) for kind, ids in extra.items()},
+        base={kind: tuple(sorted(ids)) for kind, ids in base_report.items()},
+        runs={
             f"{name}_{side}": run_summary(run)
             for name, p in (("pred", pred_runs), ("gold", gold_runs), ("base", base_runs))
             for side, run in (("pre", p.before), ("post", p.after))
             if run is not _EMPTY
         },
-        "problems": _problems(pred_runs, gold_runs) + _absent(prepared),
-        "environment": env.tag,
-    }
+        problems=tuple(_problems(pred_runs, gold_runs) + _absent(prepared)),
+        environment=env.tag,
+    )
 
 
 SKIPPED = "empty prediction, not run (--skip-empty)"
 
 
-def not_run(instance: Instance, prediction: Prediction) -> dict[str, Any]:
+def not_run(instance: Instance, prediction: Prediction) -> InstanceResult:
     """The result of an empty prediction that is not run: nothing applies, nothing is measured.
 
     Its ΔC has no executable line, because which changed lines count as executable comes from
     the golden and existing tests' runs; the report says how many instances this leaves out."""
-    return {
-        "instance_id": instance.instance_id,
-        "model": prediction.model,
-        "applied": False,
-        "flags": NOTHING.__dict__,
-        "delta": {"executable": 0, "covered": 0, "uncovered": []},
-        "added": {},
-        "base": {},
-        "runs": {},
-        "problems": [SKIPPED],
-        "skipped": True,
-    }
+    return InstanceResult(
+        instance_id=instance.instance_id,
+        model=prediction.model,
+        applied=False,
+        flags=NOTHING,
+        delta=CoverageDelta(0, 0),
+        added={},
+        base={},
+        runs={},
+        problems=(SKIPPED,),
+        skipped=True,
+    )
 
 
 def _absent(prepared: Prepared) -> list[str]:
@@ -202,25 +198,4 @@ def _delta(
         new_sources = {}
     return coverage_delta(
         fix, old_sources, new_sources, pred.coverage, gold.coverage, base.coverage, edited
-    )
-
-
-def score(result: Mapping[str, Any], excluded: bool) -> InstanceScore:
-    """An ``InstanceScore`` from a stored instance result (an errored one scores nothing)."""
-    if result.get("error"):
-        return InstanceScore(
-            instance_id=str(result.get("instance_id", result.get("key", "?"))),
-            flags=NOTHING,
-            delta=CoverageDelta(0, 0),
-            excluded=excluded,
-            error=str(result["error"]),
-        )
-    delta = result["delta"]
-    return InstanceScore(
-        instance_id=str(result["instance_id"]),
-        flags=Flags(**result["flags"]),
-        delta=CoverageDelta(delta["executable"], delta["covered"], tuple(delta["uncovered"])),
-        excluded=excluded,
-        error="; ".join(result.get("problems", [])) or None,
-        counts={kind: len(ids) for kind, ids in result.get("added", {}).items()},
     )

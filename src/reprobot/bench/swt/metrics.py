@@ -245,6 +245,7 @@ class InstanceScore:
     counts: dict[str, int] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
+        # The JSON and CSV boundary: the per-instance row, by the paper's column names.
         return {
             "instance_id": self.instance_id,
             "excluded": self.excluded,
@@ -272,18 +273,48 @@ def _mean_delta(scores: Sequence[InstanceScore]) -> float | None:
     return 100.0 * sum(r or 0.0 for r in ratios) / len(ratios) if ratios else None
 
 
-def table_row(scores: Sequence[InstanceScore]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TableRow:
+    """The paper's Table 2 and 3 figures over some instances, in percent (None: no instance to
+    take a share or a mean over)."""
+
+    instances: int
+    applied: float | None
+    success: float | None
+    fail_any: float | None
+    fail_to_pass: float | None
+    pass_only: float | None
+    delta_all: float | None
+    delta_succeeded: float | None
+    delta_not_succeeded: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        # The JSON boundary: a row of report.json, by the paper's column names.
+        return {
+            "instances": self.instances,
+            "W": self.applied,
+            "S": self.success,
+            "F->x": self.fail_any,
+            "F->P": self.fail_to_pass,
+            "P->P": self.pass_only,
+            "dC_all": self.delta_all,
+            "dC_succeeded": self.delta_succeeded,
+            "dC_not_succeeded": self.delta_not_succeeded,
+        }
+
+
+def table_row(scores: Sequence[InstanceScore]) -> TableRow:
     """The paper's Table 2 and 3 figures (percentages) over ``scores``."""
     succeeded = [s for s in scores if s.flags.success]
     failed = [s for s in scores if not s.flags.success]
-    return {
-        "instances": len(scores),
-        "W": _share([s.flags.applied for s in scores]),
-        "S": _share([s.flags.success for s in scores]),
-        "F->x": _share([s.flags.fail_any for s in scores]),
-        "F->P": _share([s.flags.fail_to_pass for s in scores]),
-        "P->P": _share([s.flags.pass_only for s in scores]),
-        "dC_all": _mean_delta(scores),
-        "dC_succeeded": _mean_delta(succeeded),
-        "dC_not_succeeded": _mean_delta(failed),
-    }
+    return TableRow(
+        instances=len(scores),
+        applied=_share([s.flags.applied for s in scores]),
+        success=_share([s.flags.success for s in scores]),
+        fail_any=_share([s.flags.fail_any for s in scores]),
+        fail_to_pass=_share([s.flags.fail_to_pass for s in scores]),
+        pass_only=_share([s.flags.pass_only for s in scores]),
+        delta_all=_mean_delta(scores),
+        delta_succeeded=_mean_delta(succeeded),
+        delta_not_succeeded=_mean_delta(failed),
+    )

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from reprobot.bench.executor import Timing
-from reprobot.bench.provenance import provenance_markdown
-from reprobot.bench.report import Section
-from reprobot.bench.swt.metrics import InstanceScore, table_row
+from reprobot.bench.run.executor import Done, Timing
+from reprobot.bench.run.provenance import Provenance, provenance_markdown
+from reprobot.bench.run.report import Section
+from reprobot.bench.swt.metrics import InstanceScore, TableRow, table_row
+from reprobot.bench.swt.results import InstanceEntry
 
 # Published rows of SWT-Bench Lite (Mündler et al., Table 2 and the leaderboard), for comparison.
 PAPER_ROWS: dict[str, dict[str, float]] = {
@@ -21,7 +21,7 @@ PAPER_ROWS: dict[str, dict[str, float]] = {
 COLUMNS = ("W", "S", "F->x", "F->P", "P->P", "dC_all", "dC_succeeded", "dC_not_succeeded")
 
 
-def rows(scores: Sequence[InstanceScore]) -> dict[str, dict[str, Any]]:
+def rows(scores: Sequence[InstanceScore]) -> dict[str, TableRow]:
     """The aggregate rows: every instance, and those SWT-Bench keeps."""
     kept = [s for s in scores if not s.excluded]
     out = {"all instances": table_row(scores)}
@@ -46,7 +46,7 @@ def write_csv(path: Path, scores: Sequence[InstanceScore]) -> None:
 
 
 def markdown(
-    header: Mapping[str, Any],
+    header: Provenance,
     model: str,
     scores: Sequence[InstanceScore],
     timing: Timing,
@@ -64,10 +64,11 @@ def markdown(
         "|---|---|" + "---|" * len(COLUMNS),
     ]
     for name, row in rows(scores).items():
-        cells = " | ".join(_pct(row[c]) for c in COLUMNS)
-        lines.append(f"| {name} | {row['instances']} | {cells} |")
-    for name, row in PAPER_ROWS.items():
-        cells = " | ".join(_pct(row.get(c)) for c in COLUMNS)
+        values = row.to_json()
+        cells = " | ".join(_pct(values[c]) for c in COLUMNS)
+        lines.append(f"| {name} | {row.instances} | {cells} |")
+    for name, paper in PAPER_ROWS.items():
+        cells = " | ".join(_pct(paper.get(c)) for c in COLUMNS)
         lines.append(f"| paper: {name} | 276 | {cells} |")
     lines += [
         "",
@@ -99,9 +100,9 @@ def markdown(
     return "\n".join(lines) + "\n"
 
 
-def _exclusion_note(header: Mapping[str, Any], scores: Sequence[InstanceScore]) -> list[str]:
+def _exclusion_note(header: Provenance, scores: Sequence[InstanceScore]) -> list[str]:
     """Which of SWT-Bench's excluded ids the rows leave out, or that no list was found."""
-    missing = header.get("missing", {}).get("excluded")
+    missing = header.missing.get("excluded")
     if missing is not None:
         return [
             f"No SWT-Bench exclusion list at `{missing}`: no instance is excluded, so the row "
@@ -128,28 +129,28 @@ def _yes(value: bool) -> str:
 
 
 def main_section(
-    header: Mapping[str, Any],
+    header: Provenance,
     model: str,
     scores: Sequence[InstanceScore],
-    results: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, InstanceEntry],
     timing: Timing,
     peak_mb: float,
 ) -> Section:
     """The run's rows, per-instance marks and details."""
-    skipped = sum(bool(r.get("skipped")) for r in results.values())
+    skipped = sum(isinstance(r, Done) and r.record.skipped for r in results.values())
     return Section(
         markdown(header, model, scores, timing, peak_mb, skipped),
         {
-            **header,
+            **header.to_json(),
             "model": model,
             "wall_s": round(timing.this_run_s, 1),
             "wall_s_all_runs": round(timing.total_s, 1),
             "runs": timing.runs,
             "peak_rss_mb": peak_mb,
-            "rows": rows(scores),
+            "rows": {name: row.to_json() for name, row in rows(scores).items()},
             "skipped_empty": skipped,
             "paper_rows": PAPER_ROWS,
             "instances": [s.row() for s in scores],
-            "details": results,
+            "details": {key: entry.to_json() for key, entry in results.items()},
         },
     )

@@ -1,0 +1,89 @@
+"""What drafting an instance stores (its JSON in the order the files have it, read back as the
+same record, generation's candidate records kept as they are) and the drafting table."""
+
+from __future__ import annotations
+
+import json
+
+from reprobot.bench.data.instances import Instance
+from reprobot.bench.run.executor import Done, Failed, UnitResult
+from reprobot.bench.swt.drafting import (
+    DraftCandidate,
+    DraftResult,
+    drafting_markdown,
+    predictions_from,
+)
+
+TEST_PATCH = "diff --git a/tests/test_x.py b/tests/test_x.py\n"
+CANDIDATE = {
+    "method": "issue-code",
+    "outcome": "reproduces",
+    "reason": "fails on R with ValueError",
+    "test_files": ["tests/test_x.py"],
+    "failing_tests": ["tests/test_x.py::test_x"],
+    "relevance": 0.5,
+    "failure": "E   ValueError",
+    "oracle": None,
+    "test_patch": TEST_PATCH,
+}
+DRAFTED = DraftResult(
+    instance_id="a__b-1",
+    model_patch=TEST_PATCH,
+    reproduced=True,
+    method="issue-code",
+    failing_tests=("tests/test_x.py::test_x",),
+    failure="E   ValueError",
+    candidates=(
+        DraftCandidate.from_json(CANDIDATE),
+        DraftCandidate.from_json({"method": "issue", "outcome": "no-draft", "reason": "no code"}),
+    ),
+    sandbox_runs=3,
+    drafting_s=12.25,
+    patch_aware=False,
+    wall_s=14.5,
+)
+
+
+def test_a_drafting_result_has_the_keys_of_the_files_in_their_order() -> None:
+    data = DRAFTED.to_json()
+    assert list(data) == [
+        "instance_id",
+        "model_patch",
+        "reproduced",
+        "method",
+        "failing_tests",
+        "failure",
+        "candidates",
+        "sandbox_runs",
+        "drafting_s",
+        "patch_aware",
+        "wall_s",
+    ]
+    # Generation's record of each candidate is stored as it wrote it.
+    assert data["candidates"][0] == CANDIDATE
+    assert DRAFTED.candidates[0].outcome == "reproduces"
+    assert DRAFTED.candidates[1].reason == "no code"
+
+
+def test_a_drafting_result_reads_back_as_the_same_record_and_bytes() -> None:
+    text = json.dumps({**DRAFTED.to_json(), "unit_s": 15.0, "fingerprint": "f"}, indent=1)
+    data = json.loads(text)
+    assert DraftResult.from_json(data) == DRAFTED
+    stored = Done(DraftResult.from_json(data), data["unit_s"], data["fingerprint"])
+    assert json.dumps(stored.to_json(), indent=1) == text
+
+
+def test_the_drafting_table_and_predictions_leave_an_errored_instance_out() -> None:
+    instances = [
+        Instance("a__b-1", "a/b", "c" * 40, "c" * 40, "1.0", "", "", (), ()),
+        Instance("a__b-2", "a/b", "c" * 40, "c" * 40, "1.0", "", "", (), ()),
+    ]
+    results: dict[str, UnitResult[DraftResult]] = {
+        "a__b-1": Done(DRAFTED),
+        "a__b-2": Failed("draft-a__b-2", "SandboxError: no image"),
+    }
+    text = drafting_markdown(instances, results)
+    assert "| a__b-1 | yes | issue-code | 1 | 3 | 12.2 |" in text
+    assert "| a__b-2 | error: SandboxError: no image | | | | |" in text
+    assert "| **total** | 1 of 2 | | | 3 | 12.2 (mean 12.2) |" in text
+    assert list(predictions_from(results)) == ["a__b-1"]
