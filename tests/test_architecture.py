@@ -176,3 +176,17 @@ def test_the_drafter_reads_the_issue_only_through_the_issue_layer() -> None:
     assert not reads, "\n".join(reads)
     # The check sees what it looks for: the issue layer itself reads both.
     assert _issue_text_reads(SRC / "generation" / "issue" / "prose.py")
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    # One name, one concept: two classes of one name in two places make every import of it a
+    # question of which one is meant.
+    where: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    twice = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert not twice, twice
+    # The check sees what it looks for.
+    assert len(where["Verdict"]) == 1 and len(where) > 100

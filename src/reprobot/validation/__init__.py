@@ -33,7 +33,15 @@ from reprobot.validation.errors import DockerUnavailableError, ImageBuildError, 
 from reprobot.validation.results.oracles import STRENGTH, Oracle, OracleKind, oracle_of
 from reprobot.validation.results.ruling import GuardOutcomes, rule
 from reprobot.validation.results.run_problem import run_problem
-from reprobot.validation.results.success import F2F, F2P, P2F, P2P, Reading, categorise, succeeds
+from reprobot.validation.results.success import (
+    F2F,
+    F2P,
+    P2F,
+    P2P,
+    OutcomeReading,
+    categorise,
+    succeeds,
+)
 from reprobot.validation.results.testrun import FileCoverage, Outcome, TestRun
 from reprobot.validation.results.verdict import (
     ChangeCoverage,
@@ -95,9 +103,9 @@ __all__ = [
     "Oracle",
     "OracleKind",
     "Outcome",
+    "OutcomeReading",
     "Patch",
     "PythonCompat",
-    "Reading",
     "RepoSnapshot",
     "RunLimits",
     "RunPair",

@@ -10,7 +10,7 @@ from reprobot.validation.results.success import (
     F2P,
     P2F,
     P2P,
-    Reading,
+    OutcomeReading,
     categorise,
     state,
     succeeds,
@@ -40,7 +40,7 @@ def report(
     [(P, "P"), (F, "F"), (E, None), (S, None), (M, None), (None, None)],
 )
 def test_the_harness_reading_has_three_states(outcome: Outcome | None, status: str | None) -> None:
-    assert state(outcome, Reading.HARNESS) == status
+    assert state(outcome, OutcomeReading.HARNESS) == status
 
 
 def test_categorise_sorts_every_pair_into_the_four_buckets() -> None:
@@ -75,7 +75,7 @@ def test_categorise_sorts_every_pair_into_the_four_buckets() -> None:
         "s_s": S,
         "absent_s": S,
     }
-    out = categorise(pre, post, Reading.HARNESS)
+    out = categorise(pre, post, OutcomeReading.HARNESS)
     assert out == {
         # F or x before, P after.
         F2P: {"f_p", "absent_p", "e_p", "s_p"},
@@ -97,10 +97,10 @@ def test_categorise_of_empty_runs_has_four_empty_buckets() -> None:
 def test_the_readings_differ_only_in_expected_failures(
     outcome: Outcome, harness: str, reprobot: str | None
 ) -> None:
-    assert state(outcome, Reading.HARNESS) == harness
-    assert state(outcome, Reading.REPROBOT) == reprobot
+    assert state(outcome, OutcomeReading.HARNESS) == harness
+    assert state(outcome, OutcomeReading.REPROBOT) == reprobot
     for other in (P, F, E, S, M, None):
-        assert state(other, Reading.HARNESS) == state(other, Reading.REPROBOT)
+        assert state(other, OutcomeReading.HARNESS) == state(other, OutcomeReading.REPROBOT)
 
 
 # --- S --------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def test_a_module_that_collects_on_one_side_only_is_counted_by_its_tests() -> No
     assert categorise(pre, post) == report(
         f2p={"tests/test_new.py::test_a", "tests/test_new.py::test_b"}
     )
-    assert succeeds(categorise(pre, post, Reading.HARNESS))
+    assert succeeds(categorise(pre, post, OutcomeReading.HARNESS))
     # A module whose tests never ran anywhere still counts by its id: it errors on both sides.
     assert categorise({"tests/test_x.py": E}, {"tests/test_x.py": E}) == report(
         f2f={"tests/test_x.py"}

@@ -33,7 +33,7 @@ F2P, P2P, P2F, F2F = "F->P", "P->P", "P->F", "F->F"
 Categories = dict[str, set[str]]
 
 
-class Reading(Enum):
+class OutcomeReading(Enum):
     """How an outcome reads as P, F or x."""
 
     REPROBOT = "reprobot"
@@ -43,19 +43,21 @@ class Reading(Enum):
 _UNSEEN = (None, Outcome.SKIPPED, Outcome.MISSING)
 
 
-def state(outcome: Outcome | None, reading: Reading = Reading.REPROBOT) -> str | None:
+def state(outcome: Outcome | None, reading: OutcomeReading = OutcomeReading.REPROBOT) -> str | None:
     """``"P"``, ``"F"`` or None (x) for one side of one test."""
     if outcome is Outcome.PASSED:
         return "P"
     if outcome in (Outcome.XFAILED, Outcome.XPASSED):
-        return "P" if reading is Reading.HARNESS else None
+        return "P" if reading is OutcomeReading.HARNESS else None
     if outcome is Outcome.FAILED:
         return "F"
     return None
 
 
 def categorise(
-    pre: Mapping[str, Outcome], post: Mapping[str, Outcome], reading: Reading = Reading.REPROBOT
+    pre: Mapping[str, Outcome],
+    post: Mapping[str, Outcome],
+    reading: OutcomeReading = OutcomeReading.REPROBOT,
 ) -> Categories:
     """Sort the tests of a pre/post pair of runs into F->P, P->P, P->F and F->F."""
     out: Categories = {F2P: set(), P2P: set(), P2F: set(), F2F: set()}

@@ -54,8 +54,9 @@ _PIP_VALUED = frozenset(
 
 
 @dataclass(frozen=True)
-class Session:
-    """A named session: what it installs, and its command lines in order."""
+class ProjectSession:
+    """A named session of the project's task runner (a tox environment, a nox session): what it
+    installs, and its command lines in order."""
 
     name: str
     plan: InstallPlan
@@ -143,7 +144,7 @@ def _ini_lines(value: str, env: str | None) -> list[str]:
     return out
 
 
-def _tox_ini(text: str, env: str | None, meta: ProjectMeta, where: str) -> Session | None:
+def _tox_ini(text: str, env: str | None, meta: ProjectMeta, where: str) -> ProjectSession | None:
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
@@ -167,7 +168,9 @@ def _tox_ini(text: str, env: str | None, meta: ProjectMeta, where: str) -> Sessi
     for group in groups:
         plan = plan.merged(meta.dependency_group(group))
     commands = tuple(_tox_substituted(c) for c in _ini_lines(value("commands"), env))
-    return Session(env or "testenv", plan.merged(InstallPlan(extras=tuple(extras))), commands)
+    return ProjectSession(
+        env or "testenv", plan.merged(InstallPlan(extras=tuple(extras))), commands
+    )
 
 
 def _dict(value: object) -> dict[str, Any]:
@@ -176,7 +179,7 @@ def _dict(value: object) -> dict[str, Any]:
 
 def _tox_toml(
     data: dict[str, Any], env: str | None, meta: ProjectMeta, where: str
-) -> Session | None:
+) -> ProjectSession | None:
     base = _dict(data.get("env_run_base"))
     own = _dict(_dict(data.get("env")).get(env)) if env else {}
     if not base and not own:
@@ -193,10 +196,10 @@ def _tox_toml(
         for c in merged.get("commands", [])
         if isinstance(c, list)
     )
-    return Session(env or "env_run_base", plan.merged(InstallPlan(extras=extras)), commands)
+    return ProjectSession(env or "env_run_base", plan.merged(InstallPlan(extras=extras)), commands)
 
 
-def tox_session(read: Reader, meta: ProjectMeta, env: str | None) -> Session | None:
+def tox_session(read: Reader, meta: ProjectMeta, env: str | None) -> ProjectSession | None:
     """tox's environment ``env`` (None: its base), from tox.ini, tox.toml or pyproject.toml."""
     text = read("tox.ini")
     if text:
@@ -263,7 +266,7 @@ def _session_name(function: ast.FunctionDef) -> str | None:
     return None
 
 
-def nox_sessions(text: str, meta: ProjectMeta) -> list[Session]:
+def nox_sessions(text: str, meta: ProjectMeta) -> list[ProjectSession]:
     """The sessions of a noxfile, in file order, with their literal installs and runs."""
     try:
         tree = ast.parse(text)
@@ -286,7 +289,7 @@ def nox_sessions(text: str, meta: ProjectMeta) -> list[Session]:
                     plan = plan.merged(pip_words(words, meta, f"noxfile.py session {name}"))
             elif method == "run" and words:
                 commands.append(shlex.join(words))
-        sessions.append(Session(name, plan, tuple(commands)))
+        sessions.append(ProjectSession(name, plan, tuple(commands)))
     return sessions
 
 
@@ -308,7 +311,7 @@ def pip_words(words: list[str], meta: ProjectMeta, where: str) -> InstallPlan:
     return dependency_lines(lines, meta, where)
 
 
-def nox_session(read: Reader, meta: ProjectMeta, name: str | None) -> Session | None:
+def nox_session(read: Reader, meta: ProjectMeta, name: str | None) -> ProjectSession | None:
     """Session ``name`` of the noxfile; without one, the first named for tests, else the first."""
     text = read("noxfile.py")
     sessions = nox_sessions(text, meta) if text else []
