@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     llm_temperature: float = 0.7
     llm_agent_steps: int = 20
 
+    # The confidence score (1 to 5, ``generation.pool.confidence``) a reproduction needs for the
+    # App to label the issue reproduced and say "Reproduced"; below it the comment says the test
+    # probably reproduces the issue, and what to check. Chosen on both dev sets (``bench swt``
+    # prints the label's precision and S at each score).
+    label_min_confidence: int = Field(default=4, ge=1, le=5)
+
     # Drafting: how many sandbox runs one issue may spend validating candidates.
     draft_max_runs: int = 12
     # The deadline of one drafting run: a drafted test runs one issue's example, which takes

@@ -355,6 +355,32 @@ def test_a_check_run_never_stays_in_progress_when_the_comment_cannot_be_written(
         app.close()
 
 
+# A crash the issue shows, and nothing else: the test fails with the issue's exception, and only
+# one reading of the issue reproduces it (confidence 4 of 5).
+CRASH_ONLY = (
+    '```python\nfrom durations import parse_duration\nparse_duration("1h30m")\n```\n\n'
+    '```\nTraceback (most recent call last):\n  File "<stdin>", line 2, in <module>\n'
+    "ValueError: invalid literal for int() with base 10: '1h30'\n```\n"
+)
+
+
+def test_a_reproduction_below_the_labels_confidence_is_commented_as_probable_and_not_labelled(
+    tmp_path: Path, example_repo: Path, example_env: EnvImage
+) -> None:
+    app = AppHarness(tmp_path, example_repo, REPROBOT_LABEL_MIN_CONFIDENCE="5")
+    try:
+        app.serve(workers=1)
+        issue = app.open_issue(3, "parse_duration fails on 1h30m", CRASH_ONLY)
+        assert app.deliver("issues", issue).status_code == 202
+        (comment,) = app.wait("the reproduction comment", lambda: app.bot_comments(3), timeout=400)
+        assert "### 🔁 Probably reproduced at" in comment["body"]
+        assert "no other reading reproduced it" in comment["body"]
+        app.wait("the job to end", lambda: app.finished(3), timeout=60)
+        assert app.github.issue_labels(REPO, 3) == []
+    finally:
+        app.close()
+
+
 def test_check_run_names_the_app_and_links_its_page(app: AppHarness) -> None:
     runs = app.github.check_runs(REPO)
     assert runs and all(r["app"]["id"] == APP_ID for r in runs)

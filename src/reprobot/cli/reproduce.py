@@ -16,7 +16,13 @@ from reprobot.bot import environment_view, render_page, reproduction_page, write
 from reprobot.cli.sandbox import add_env_arguments, build_environment
 from reprobot.console import console, progress_for, untrusted
 from reprobot.errors import ReprobotError
-from reprobot.generation import Reproduction, bind_llm_drafter, read_issue, reproduce
+from reprobot.generation import (
+    MAX_CONFIDENCE,
+    Reproduction,
+    bind_llm_drafter,
+    read_issue,
+    reproduce,
+)
 from reprobot.settings import Settings
 from reprobot.validation import RepoSnapshot, clone_url, connect, is_url
 
@@ -95,9 +101,13 @@ def cmd_reproduce(args: argparse.Namespace, settings: Settings) -> int:
 def print_reproduction(result: Reproduction, console: Console) -> None:
     short = result.base_sha[:12]
     if result.chosen is not None:
+        confidence = result.confidence
         console.print(
             f"[bold green]Reproduced[/] on {result.repo} @ {short} by {result.chosen.draft.method}"
+            f" (confidence {confidence.score} of {MAX_CONFIDENCE})"
         )
+        if confidence.to_check:
+            console.print(untrusted("To check: " + "; ".join(confidence.to_check)), soft_wrap=True)
         # Ids, the failure and the diff are never wrapped: they are meant to be copied.
         console.print(
             untrusted("\nFailing on this commit: " + ", ".join(result.failing_tests)),

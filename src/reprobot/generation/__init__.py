@@ -8,12 +8,18 @@ from __future__ import annotations
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.llm.setup import bind_llm_drafter
+from reprobot.generation.pool.confidence import MAX_SCORE as MAX_CONFIDENCE
+from reprobot.generation.pool.confidence import Confidence
+from reprobot.generation.pool.confidence import of_records as confidence_of_records
 from reprobot.generation.pool.reproduce import LLMDrafter, Reproduction, reproduce
 
 __all__ = [
+    "MAX_CONFIDENCE",
+    "Confidence",
     "LLMDrafter",
     "Reproduction",
     "bind_llm_drafter",
+    "confidence_of_records",
     "parse_issue",
     "read_issue",
     "reproduce",

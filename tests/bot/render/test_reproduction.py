@@ -68,6 +68,18 @@ def test_reproduced_comment() -> None:
     assert "Configuration" not in body
 
 
+def test_a_reproduction_below_the_labels_confidence_says_probably_and_what_to_check() -> None:
+    checks = ("that the failure is the one the issue describes", "the test against the example")
+    body = _render(to_check=checks)
+    lines = body.splitlines()
+    assert lines[1] == "### 🔁 Probably reproduced at `0123456789ab`"
+    assert "**Probably reproduces:** the test fails for the reason the issue describes" in body
+    assert "- that the failure is the one the issue describes" in lines
+    # The test, its failure and how to run it stay: only the claim is weaker.
+    assert "```sh\ngit apply reprobot-issue-42.diff" in body
+    assert "Probably" not in _render()
+
+
 def test_mentions_in_echoed_text_notify_nobody_but_the_patch_stays_appliable() -> None:
     body = _render(failing_tests=["t.py::test[@ceo]"], method="@bot")
     assert "(reported by @\u200bmaintainer)" in body

@@ -49,6 +49,7 @@ from reprobot.bench.swt.drafting import (
     write_predictions,
 )
 from reprobot.bench.swt.evaluate import evaluate_instance, not_run
+from reprobot.bench.swt.label_confidence import label_markdown, threshold_rows
 from reprobot.bench.swt.results import (
     InstanceEntry,
     InstanceResult,
@@ -156,9 +157,14 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     if drafting:
         success = {s.instance_id: s.flags.success for s in scores if not s.error}
         classes = failure_classes(instances, drafting, success)
+        labels = threshold_rows(instances, drafting, scores)
         sections += [
             Section(drafting_markdown(instances, drafting)),
             Section(taxonomy_markdown(instances, classes), {"not_reproduced": classes}),
+            Section(
+                label_markdown(labels, ctx.settings.label_min_confidence),
+                {"label_confidence": [row.to_json() for row in labels]},
+            ),
         ]
     out = Path(args.out)
     written = write_report(out, sections)

@@ -88,6 +88,10 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     if result.reproduced or stored is None or not stored.reproduced:
         ctx.records.save_reproduction(_record(job, result))
     errors = session.config.errors
+    # Labelled, and said "Reproduced", only as sure as the dev sets showed the label to be right;
+    # below that the comment says it probably reproduces the issue, and what to check.
+    confidence = result.confidence
+    labelled = result.reproduced and confidence.score >= ctx.settings.label_min_confidence
     if result.reproduced:
         body = render_reproduction(
             repo=job.repo,
@@ -100,6 +104,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
             test_command=detected.spec.test_cmd,
             config_errors=errors,
             oracle=result.chosen.oracle if result.chosen else None,
+            to_check=None if labelled else confidence.to_check,
         )
     elif config.comment_on_failure or trigger.startswith("command:"):
         # Someone asked explicitly: an answer is owed even when it is "not reproduced".
@@ -118,6 +123,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         config_errors=errors,
         environment=environment_view(env),
         issue_title=issue.title,
+        probably=result.reproduced and not labelled,
     )
     status = "reproduced" if result.reproduced else "not_reproduced"
     body += link_line(
@@ -126,7 +132,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
     known = ctx.records.comment_id(job.repo, job.number, COMMENT_KIND)
     comment_id = session.api.upsert_comment(job.number, REPRODUCTION_MARKER, body, known)
     ctx.records.save_comment_id(job.repo, job.number, COMMENT_KIND, comment_id)
-    if result.reproduced:
+    if labelled:
         apply_label(
             session.api,
             ctx.records,

@@ -315,9 +315,11 @@ def reproduction_page(
     environment: EnvironmentView | None = None,
     made_at: datetime | None = None,
     issue_title: str = "",
+    probably: bool = False,
 ) -> ReproductionPage:
     """The page of a reproduction: the drafted tests and how they fail on the base, or, when
-    nothing reproduced, what was tried and why each draft was not taken."""
+    nothing reproduced, what was tried and why each draft was not taken; ``probably``: a
+    reproduction below the label's confidence, headed so."""
     chosen = result.chosen
     checks, assertion = _oracle_words(chosen.oracle if chosen else None)
     tests = tuple(
@@ -333,7 +335,7 @@ def reproduction_page(
         issue_title=clean(" ".join(issue_title.split()), 500),
         base_sha=result.base_sha,
         reproduced=result.reproduced,
-        headline=reproduced_headline(result.base_sha, markdown=False)
+        headline=reproduced_headline(result.base_sha, markdown=False, probably=probably)
         if result.reproduced
         else NOT_REPRODUCED_HEADLINE,
         method=clean(chosen.draft.method, 200) if chosen else "",

@@ -33,9 +33,21 @@ _PATCH_TARGET = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 NOT_REPRODUCED_HEADLINE = "🔍 Could not reproduce this issue"
 
 
-def reproduced_headline(base_sha: str, markdown: bool = True) -> str:
-    """A reproduction in one line, as the comment (markdown) and the report page say it."""
-    return f"🔁 Reproduced at {_short_sha(base_sha) if markdown else base_sha[:12]}"
+def reproduced_headline(base_sha: str, markdown: bool = True, probably: bool = False) -> str:
+    """A reproduction in one line, as the comment (markdown) and the report page say it;
+    ``probably``: one whose confidence is below the label's threshold."""
+    at = _short_sha(base_sha) if markdown else base_sha[:12]
+    return f"🔁 Probably reproduced at {at}" if probably else f"🔁 Reproduced at {at}"
+
+
+def _to_check(items: Sequence[str]) -> list[str]:
+    """What a maintainer should check of a reproduction that is only probable."""
+    return [
+        "**Probably reproduces:** the test fails for the reason the issue describes, but what "
+        "backs it is not enough for the `reproduced` label. Before relying on it, check:",
+        *(f"- {item}" for item in items),
+        "",
+    ]
 
 
 def _short_sha(sha: str) -> str:
@@ -106,13 +118,14 @@ def _reproduced_body(
     test_command: str,
     config_errors: Sequence[str],
     oracle: Oracle | None,
+    to_check: Sequence[str] | None,
 ) -> str:
     count = len(failing_tests)
     tests_word = "test" if count == 1 else "tests"
     patch_name = f"reprobot-issue-{issue_number}.diff"
     parts = [
         REPRODUCTION_MARKER,
-        f"### {reproduced_headline(base_sha)}",
+        f"### {reproduced_headline(base_sha, probably=to_check is not None)}",
         "",
         f"Reprobot wrote {'a test that fails' if count == 1 else 'tests that fail'} on commit "
         f"{_short_sha(base_sha)} of {inline_code(repo)} for the reason this issue describes.",
@@ -123,6 +136,8 @@ def _reproduced_body(
     ]
     if oracle is not None:
         parts += [_checks_line(oracle), ""]
+    if to_check is not None:
+        parts += _to_check(to_check)
     if failure:
         parts += ["**Failure:**", "", fence(failure), ""]
     parts += [
@@ -167,9 +182,11 @@ def render_reproduction(
     test_command: str,
     config_errors: Sequence[str] = (),
     oracle: Oracle | None = None,
+    to_check: Sequence[str] | None = None,
 ) -> str:
-    """The comment announcing a reproduction: marker first, the failing tests, what they check,
-    the failure, the
+    """The comment announcing a reproduction: marker first, the failing tests, what they check
+    (with ``to_check``, a reproduction below the label's confidence: "Probably reproduced" and
+    what to check), the failure, the
     test patch (folded) and how to run it; at most ``COMMENT_LIMIT`` characters, the patch and
     the failure cut (saying so) when they do not fit. Echoed text cannot escape its code
     block and mentions in it notify nobody."""
@@ -187,6 +204,7 @@ def render_reproduction(
             test_command=test_command,
             config_errors=config_errors,
             oracle=oracle,
+            to_check=to_check,
         )
 
     whole_patch = patch = test_patch.rstrip("\n")

@@ -38,6 +38,32 @@ _MIN_MESSAGE_SHARE = 0.5
 _NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
 
 
+# Why a failure on R is the issue's, in the words a candidate's reason starts with, and how much
+# of the issue the failure shows: the exception or the wrong value the issue shows (3), the
+# value the issue expects or its exception named in a test's own assertion (2), only words of
+# the issue in a failing assertion (1). ``confidence`` reads them.
+ISSUES_EXCEPTION = "fails with the issue's"
+ANOTHER_TRACEBACK = "as another traceback of the issue shows"
+ISSUES_WRONG_VALUE = "fails showing the wrong value the issue reports"
+NOT_THE_EXPECTED_VALUE = "fails because the value is not the one the issue expects"
+ASSERTION_REPORTS = "its assertion reports the issue's"
+ASSERTION_ABOUT_WORDS = "its assertion about what the issue describes fails"
+
+
+def shown_of_the_issue(reason: str) -> int:
+    """How much of the issue a reproducing candidate's failure shows (3, 2 or 1; 0: its reason
+    is none of a reproduction's)."""
+    if reason.startswith(ISSUES_EXCEPTION) or reason.endswith(ANOTHER_TRACEBACK):
+        return 3
+    if reason.startswith(ISSUES_WRONG_VALUE):
+        return 3
+    if reason.startswith((NOT_THE_EXPECTED_VALUE, ASSERTION_REPORTS)):
+        return 2
+    if reason.startswith(ASSERTION_ABOUT_WORDS):
+        return 1
+    return 0
+
+
 @dataclass(frozen=True)
 class IssueReason:
     """What the issue shows going wrong, as a failure on R should show it."""
@@ -217,7 +243,7 @@ def judge_test(
             if share >= _MIN_MESSAGE_SHARE:
                 return (
                     DraftOutcome.REPRODUCES,
-                    f"fails with the issue's {wanted}",
+                    f"{ISSUES_EXCEPTION} {wanted}",
                     3.0 + 2.0 * share + frame_share,
                 )
             return (
@@ -232,7 +258,7 @@ def judge_test(
             if share >= _MIN_MESSAGE_SHARE:
                 return (
                     DraftOutcome.REPRODUCES,
-                    f"fails with the issue's {wanted}, raised again as {exc}",
+                    f"{ISSUES_EXCEPTION} {wanted}, raised again as {exc}",
                     2.8 + 2.0 * share + frame_share,
                 )
         for other, message in reason.other_raises:
@@ -240,28 +266,28 @@ def judge_test(
             if exc == short_name(other) and share >= _MIN_MESSAGE_SHARE:
                 return (
                     DraftOutcome.REPRODUCES,
-                    f"fails with {exc}, as another traceback of the issue shows",
+                    f"fails with {exc}, {ANOTHER_TRACEBACK}",
                     2.9 + 2.0 * share + frame_share,
                 )
         if exc in ("AssertionError", "Failed") and own and wanted in failure.text:
             return (
                 DraftOutcome.REPRODUCES,
-                f"its assertion reports the issue's {wanted}",
+                f"{ASSERTION_REPORTS} {wanted}",
                 2.5 + frame_share,
             )
     squashed = _squash(failure.text)
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
-            return DraftOutcome.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+            return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
         # Reprobot's own assertions say "expected X, got Y": X the issue's expected value, or Y
         # the wrong value it reports, however short.
         if any(_reports_value(failure.text, "got", v) for v in reason.wrong_values):
-            return DraftOutcome.REPRODUCES, "fails showing the wrong value the issue reports", 3.0
+            return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
         if any(_reports_value(failure.text, "expected", v) for v in reason.expected_values):
             return (
                 DraftOutcome.REPRODUCES,
-                "fails because the value is not the one the issue expects",
+                NOT_THE_EXPECTED_VALUE,
                 3.0,
             )
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
@@ -269,7 +295,7 @@ def judge_test(
         if overlap >= 2:
             return (
                 DraftOutcome.REPRODUCES,
-                "its assertion about what the issue describes fails",
+                ASSERTION_ABOUT_WORDS,
                 1.0 + min(overlap, 10) / 10,
             )
     shown = (

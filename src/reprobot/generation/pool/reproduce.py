@@ -21,6 +21,7 @@ from reprobot.generation.drafts import Draft, DraftOutcome, RunDraft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Validator
+from reprobot.generation.pool.confidence import Confidence, score
 from reprobot.generation.pool.failure_match import issue_reason
 from reprobot.generation.pool.selection import rank
 from reprobot.progress import SILENT, Progress
@@ -61,6 +62,19 @@ class Reproduction:
     patch_aware: bool = False
 
     @property
+    def confidence(self) -> Confidence:
+        """How well the chosen test is backed (score 0 when nothing reproduced)."""
+        if self.chosen is None:
+            return Confidence(0)
+        chosen = self.chosen
+        return score(
+            chosen.reason,
+            chosen.oracle.kind.value if chosen.oracle else None,
+            chosen.draft.method,
+            [c.draft.method for c in self.candidates if c.reproduces],
+        )
+
+    @property
     def reproduced(self) -> bool:
         return self.chosen is not None
 
@@ -86,6 +100,7 @@ class Reproduction:
             "failing_tests": list(self.failing_tests),
             "failure": self.failure_excerpt,
             "method": self.chosen.draft.method if self.chosen else None,
+            "confidence": self.confidence.to_json(),
             "candidates": [c.to_json() for c in self.candidates]
             + [
                 {"method": method, "outcome": "no-draft", "reason": reason}
