@@ -43,9 +43,9 @@ from reprobot.validation.env.env_image import EnvImage, ensure_environment, envi
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.errors import ImageBuildError
 from reprobot.validation.results.testrun import Outcome, TestRun
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 

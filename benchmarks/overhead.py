@@ -38,9 +38,9 @@ from reprobot.logs import configure_logging
 from reprobot.settings import Settings
 from reprobot.validation.env.env_image import EnvImage, ensure_environment, parse_build_result
 from reprobot.validation.env.envspec import manifests_fingerprint
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 # What runner.py appends to the project's pytest command (its JUnit report and robustness options).

@@ -21,13 +21,13 @@ import requests.exceptions
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results import testrun
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.container import (
     LABEL,
     LABEL_DEADLINE,
     LABEL_PURPOSE,
 )
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 
 Snap = Callable[[dict[str, str]], RepoSnapshot]

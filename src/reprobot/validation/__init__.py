@@ -52,13 +52,13 @@ from reprobot.validation.results.verdict import (
     executable_lines,
     transitions,
 )
+from reprobot.validation.runs.pair import RunPair, Side, run_pair
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.determinism import HASH_SEED, SECOND_HASH_SEED
 from reprobot.validation.sandbox.determinism import describe as pinned_run_settings
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.pair import RunPair, Side, run_pair
 from reprobot.validation.sandbox.reaper import reap, remove_own, stop_sandboxes
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.companion_tests import companion_test_modules
 from reprobot.validation.source.partial_clone import absent_files
 from reprobot.validation.source.patch import (

@@ -36,8 +36,8 @@ from reprobot.validation.results.verdict import (
     is_success,
     transitions,
 )
+from reprobot.validation.runs.pair import Side, run_pair
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.pair import Side, run_pair
 from reprobot.validation.source.companion_tests import companion_test_modules, unguarded_sources
 from reprobot.validation.source.harness_files import harness_changes
 from reprobot.validation.source.patch import Patch, diff_between, patched_sources, test_modules

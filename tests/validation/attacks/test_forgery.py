@@ -14,8 +14,8 @@ from reprobot.bot.render.verdict import render_verdict
 from reprobot.cli.main import main
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify

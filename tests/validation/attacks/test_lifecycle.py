@@ -17,6 +17,7 @@ import docker.errors
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.runs.run import SANDBOX_USER, run_tests
 from reprobot.validation.sandbox.container import (
     LABEL,
     LABEL_DEADLINE,
@@ -29,7 +30,6 @@ from reprobot.validation.sandbox.container import (
 )
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.reaper import reap, remove_own
-from reprobot.validation.sandbox.run import SANDBOX_USER, run_tests
 from tests.support.sandbox_attack import MIB, ContainerWatch, Snap, attack
 
 # 8. labels and the reaper ---------------------------------------------------------------------

@@ -16,12 +16,12 @@ import docker.errors
 import pytest
 
 from reprobot.validation.env.env_image import EnvImage
+from reprobot.validation.runs.run import SANDBOX_USER
 from reprobot.validation.sandbox.container import (
     ContainerSpec,
     run_container,
 )
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import SANDBOX_USER
 from tests.support.sandbox_attack import MIB, Snap, assert_all_passed, attack
 
 # 1. network -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from reprobot.validation.env.env_image import (
 from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.env.image_cache import cached_images
 from reprobot.validation.results.testrun import Outcome
-from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.cli import reprobot
 from tests.support.package_index import PackageIndex

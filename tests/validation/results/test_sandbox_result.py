@@ -19,8 +19,8 @@ from reprobot.validation.results.sandbox_result import (
     uncollected,
 )
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.runs.run import exit_disagrees, to_testrun
 from reprobot.validation.sandbox.container import ContainerResult
-from reprobot.validation.sandbox.run import exit_disagrees, to_testrun
 
 TEST = "tests/test_a.py::test_a"
 FILES = ["tests/test_a.py", "pkg/__init__.py"]

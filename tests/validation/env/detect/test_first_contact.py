@@ -13,7 +13,7 @@ from reprobot.settings import Settings
 from reprobot.validation.env.detect import detect_environment
 from reprobot.validation.env.env_image import EnvImage, ensure_environment
 from reprobot.validation.results.testrun import Outcome, TestRun
-from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import git, make_repo
 

@@ -14,7 +14,7 @@ from reprobot.settings import Settings
 from reprobot.validation.env.detect import detect_environment
 from reprobot.validation.env.env_image import ensure_environment
 from reprobot.validation.results.testrun import Outcome
-from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import make_repo
 

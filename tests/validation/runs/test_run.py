@@ -10,7 +10,7 @@ import pytest
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
-from reprobot.validation.sandbox.run import run_tests
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.example_patches import FIX, NEW_TEST

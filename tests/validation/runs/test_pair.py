@@ -11,8 +11,8 @@ import pytest
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import Outcome
+from reprobot.validation.runs.pair import Side, run_pair
 from reprobot.validation.sandbox.determinism import HASH_SEED, SECOND_HASH_SEED
-from reprobot.validation.sandbox.pair import Side, run_pair
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify

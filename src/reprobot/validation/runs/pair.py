@@ -17,9 +17,9 @@ import docker
 
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.results.testrun import FileCoverage, TestRun
+from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.determinism import HASH_SEED
 from reprobot.validation.sandbox.limits import RunLimits
-from reprobot.validation.sandbox.run import run_tests
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 
