@@ -13,10 +13,11 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Engine, and_, bindparam, func, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, bindparam, or_, select, text, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from reprobot.bot.store.engine import insert_ignore
+from reprobot.bot.store.job_reads import JobReads
 from reprobot.bot.store.jobs import (
     FINISHED_STATES,
     LIVE_STATES,
@@ -25,7 +26,6 @@ from reprobot.bot.store.jobs import (
     Job,
     JobRequest,
     ReapResult,
-    job_from_row,
 )
 from reprobot.bot.store.models import DeliveryRow, JobRow, utc
 
@@ -69,7 +69,7 @@ def _pr_lock_id(repo: str, number: int) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-class Ledger:
+class Ledger(JobReads):
     """The job ledger over ``engine``; ``clock`` returns the current time (aware, any zone)."""
 
     def __init__(
@@ -155,7 +155,7 @@ class Ledger:
         job_ids: list[int] = []
         to_enqueue: list[int] = []
         for request in delivery.requests:
-            job_id, runnable = self._upsertjob_from_row(conn, request, delivery_id, now)
+            job_id, runnable = self._upsert_job(conn, request, delivery_id, now)
             if job_id not in job_ids:
                 job_ids.append(job_id)
             if runnable:
@@ -182,7 +182,7 @@ class Ledger:
             conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock_id})
 
     @staticmethod
-    def _upsertjob_from_row(
+    def _upsert_job(
         conn: Connection, request: JobRequest, delivery_id: str, now: datetime
     ) -> tuple[int, bool]:
         """The id of the job for ``request`` and whether this call made it runnable."""
@@ -463,40 +463,3 @@ class Ledger:
                 if revived.rowcount == 1 and job_id not in requeued:
                     requeued.append(job_id)
         return ReapResult(requeued=tuple(requeued), failed=tuple(failed))
-
-    # -- reads --------------------------------------------------------------------------------
-
-    @staticmethod
-    def _get(conn: Connection, job_id: int) -> Job | None:
-        row = conn.execute(select(JobRow.__table__).where(JobRow.id == job_id)).mappings().first()
-        return None if row is None else job_from_row(row)
-
-    def get(self, job_id: int) -> Job | None:
-        """The job with ``job_id``, or None."""
-        with self._engine.connect() as conn:
-            return self._get(conn, job_id)
-
-    def counts(self) -> dict[tuple[str, str], int]:
-        """How many jobs there are of each (kind, state)."""
-        stmt = select(JobRow.kind, JobRow.state, func.count()).group_by(JobRow.kind, JobRow.state)
-        with self._engine.connect() as conn:
-            return {(str(k), str(s)): int(n) for k, s, n in conn.execute(stmt)}
-
-    def jobs(self, repo: str | None = None) -> list[Job]:
-        """All jobs (of ``repo`` when given), oldest first."""
-        stmt = select(JobRow.__table__).order_by(JobRow.id)
-        if repo is not None:
-            stmt = stmt.where(JobRow.repo == repo)
-        with self._engine.connect() as conn:
-            return [job_from_row(row) for row in conn.execute(stmt).mappings()]
-
-    def pulls_verified_at(self, repo: str, head_sha: str) -> list[int]:
-        """The pull requests of ``repo`` with a verification job of ``head_sha``."""
-        stmt = (
-            select(JobRow.number)
-            .where(JobRow.repo == repo, JobRow.kind == "verify", JobRow.head_sha == head_sha)
-            .distinct()
-            .order_by(JobRow.number)
-        )
-        with self._engine.connect() as conn:
-            return [int(n) for n in conn.execute(stmt).scalars()]
