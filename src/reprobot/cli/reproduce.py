@@ -125,7 +125,7 @@ def print_reproduction(result: Reproduction, console: Console) -> None:
         chosen = result.chosen is not None and candidate.draft == result.chosen.draft
         table.add_row(
             candidate.draft.method + (" (chosen)" if chosen else ""),
-            candidate.verdict.value,
+            candidate.outcome.value,
             untrusted(", ".join(candidate.draft.test_files)),
             untrusted(candidate.reason),
         )

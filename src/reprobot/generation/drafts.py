@@ -46,7 +46,7 @@ class Draft:
 class Feedback:
     """The run of one draft on R, in words a drafter (or a model) can act on."""
 
-    verdict: DraftOutcome
+    outcome: DraftOutcome
     summary: str
     failing_tests: tuple[str, ...] = ()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import NOTHING, Reading
 from reprobot.generation.drafter.variants import (
     CLAIMS,
@@ -23,10 +24,13 @@ ROOT = Path(__file__).resolve().parents[3]
 DRAFTER = ROOT / "src" / "reprobot" / "generation" / "drafter"
 
 
-def methods_in_the_code() -> set[str]:
-    """Every ``"issue-..."`` name the drafter modules hold (the methods they give drafts)."""
+def methods_in_the_code(skip: str = "") -> set[str]:
+    """Every ``"issue-..."`` name the drafter modules hold (the methods they give drafts), but
+    ``skip``'s."""
     found: set[str] = set()
     for path in DRAFTER.glob("*.py"):
+        if path.name == skip:
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             # A method name is a word of its own: ``issue-...``, no spaces.
             value = node.value if isinstance(node, ast.Constant) else None
@@ -39,6 +43,15 @@ def test_every_method_a_drafter_module_names_is_a_row() -> None:
     names = {v.name for v in VARIANTS}
     assert len(names) == len(VARIANTS)
     assert methods_in_the_code() <= names, methods_in_the_code() - names
+
+
+def test_the_method_names_are_the_tables_and_builders_take_them_from_it() -> None:
+    # The table's rows are exactly the drafter's members of ``Method``, in its order; the LLM
+    # methods follow.
+    assert [v.name for v in VARIANTS] == [m for m in Method if m not in LLM_METHODS]
+    assert all(isinstance(v.name, Method) for v in VARIANTS)
+    # No drafter module but ``methods`` spells a method's name: each takes it from ``Method``.
+    assert methods_in_the_code(skip="methods.py") == set()
 
 
 def test_every_variant_tests_one_class_of_claims_and_every_class_has_one() -> None:
@@ -68,6 +81,6 @@ def test_an_issue_with_nothing_to_read_gets_nothing_from_any_builder() -> None:
         assert [b(reading) for b in builders()] == [NOTHING] * len(builders())
 
 
-def test_the_architecture_document_shows_the_table_as_the_code_renders_it() -> None:
-    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    assert variants_markdown() in text
+def test_the_architecture_document_and_the_readme_show_the_table_as_the_code_renders_it() -> None:
+    for document in (ROOT / "docs" / "ARCHITECTURE.md", ROOT / "README.md"):
+        assert variants_markdown() in document.read_text(encoding="utf-8"), document

@@ -113,9 +113,9 @@ def test_the_agent_explores_writes_runs_repairs_and_submits(
     assert "9|         return int(text[:-1]) * UNITS[text[-1]]" in read
     assert "10|" not in read
     assert wrote.startswith(f"wrote the new file {NEW_PATH}")
-    assert ran.startswith("verdict: passes")
+    assert ran.startswith("outcome: passes")
     assert "do not show the bug" in ran
-    assert "verdict: reproduces" in ran_again
+    assert "outcome: reproduces" in ran_again
     assert "failing tests: tests/test_sizes_fraction.py::test_fraction_with_unit" in ran_again
     assert "invalid literal" in ran_again  # execution feedback reaches the model
     tools = [t["function"]["name"] for t in openai_server.bodies[0]["tools"]]

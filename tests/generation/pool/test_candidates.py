@@ -45,6 +45,6 @@ def test_a_killed_batch_runs_its_drafts_apart(
     judged = validator.validate([calm, greedy])
     # The batch was killed for memory; each draft then ran alone: the calm one is judged on
     # its own run, the greedy one is the error it caused.
-    assert [c.verdict for c in judged] == [DraftOutcome.PASSES, DraftOutcome.ERROR]
+    assert [c.outcome for c in judged] == [DraftOutcome.PASSES, DraftOutcome.ERROR]
     assert "memory" in judged[1].reason
     assert validator.budget.used == 3

@@ -435,7 +435,7 @@ def test_run_reproduces_with_its_failing_tests() -> None:
         [DRAFT],
         RAISING,
     )
-    assert result.verdict is DraftOutcome.REPRODUCES
+    assert result.outcome is DraftOutcome.REPRODUCES
     assert result.failing_tests == (TEST_ID,)
     assert result.excerpt == "ValueError: not a number: '-7'"
     assert result.relevance > 3.0
@@ -443,7 +443,7 @@ def test_run_reproduces_with_its_failing_tests() -> None:
 
 def test_run_where_every_test_passes() -> None:
     result = judge_run(run({TEST_ID: Outcome.PASSED}), [DRAFT], RAISING)
-    assert (result.verdict, result.failing_tests) == (DraftOutcome.PASSES, ())
+    assert (result.outcome, result.failing_tests) == (DraftOutcome.PASSES, ())
 
 
 def test_run_broken_wins_over_unrelated() -> None:
@@ -456,25 +456,25 @@ def test_run_broken_wins_over_unrelated() -> None:
         [DRAFT],
         RAISING,
     )
-    assert result.verdict is DraftOutcome.BROKEN
+    assert result.outcome is DraftOutcome.BROKEN
     assert result.reason.startswith(other)
 
 
 def test_run_unrelated_failure() -> None:
     result = judge_run(run({TEST_ID: Outcome.FAILED}, {TEST_ID: OTHER_MESSAGE}), [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.UNRELATED
+    assert result.outcome is DraftOutcome.UNRELATED
     assert result.excerpt.startswith("ValueError: invalid literal")
 
 
 def test_run_collection_error_of_the_draft_module() -> None:
     result = judge_run(run({DRAFT: Outcome.ERROR}, {DRAFT: SYNTAX_ERROR}), [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.BROKEN
+    assert result.outcome is DraftOutcome.BROKEN
 
 
 def test_run_patch_not_applied() -> None:
     refused = (PatchResult("draft.diff", applied=False),)
     result = judge_run(TestRun({}, patches_applied=False, patches=refused), [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.NOT_APPLIED
+    assert result.outcome is DraftOutcome.NOT_APPLIED
 
 
 def test_a_run_that_died_before_reporting_is_an_error_not_a_patch_that_did_not_apply() -> None:
@@ -487,7 +487,7 @@ def test_a_run_that_died_before_reporting_is_an_error_not_a_patch_that_did_not_a
         error="the run passed its deadline (120 s) and was stopped",
     )
     result = judge_run(dead, [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.ERROR
+    assert result.outcome is DraftOutcome.ERROR
     assert "deadline" in result.reason
 
 
@@ -498,19 +498,19 @@ def test_run_limits_hit_install_failure_and_sandbox_error() -> None:
         log_excerpt="Killed",
     )
     result = judge_run(limited, [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.ERROR
+    assert result.outcome is DraftOutcome.ERROR
     assert "memory, timeout" in result.reason and result.excerpt == "Killed"
-    assert judge_run(TestRun({}, install_ok=False), [DRAFT], RAISING).verdict is DraftOutcome.ERROR
+    assert judge_run(TestRun({}, install_ok=False), [DRAFT], RAISING).outcome is DraftOutcome.ERROR
     errored = judge_run(TestRun({}, error="container vanished"), [DRAFT], RAISING)
-    assert errored.verdict is DraftOutcome.ERROR and "container vanished" in errored.reason
+    assert errored.outcome is DraftOutcome.ERROR and "container vanished" in errored.reason
 
 
 def test_run_only_the_drafts_own_test_files_count() -> None:
     existing = "tests/test_calc.py::test_mean"
     outcomes = {existing: Outcome.FAILED, TEST_ID: Outcome.PASSED}
     failures = {existing: SAME_EXCEPTION}
-    assert judge_run(run(outcomes, failures), [DRAFT], RAISING).verdict is DraftOutcome.PASSES
+    assert judge_run(run(outcomes, failures), [DRAFT], RAISING).outcome is DraftOutcome.PASSES
     # A draft none of whose tests ran is broken, whatever else failed.
     result = judge_run(run({existing: Outcome.FAILED}, failures), [DRAFT], RAISING)
-    assert result.verdict is DraftOutcome.BROKEN
+    assert result.outcome is DraftOutcome.BROKEN
     assert "collected no test" in result.reason

@@ -112,7 +112,7 @@ def test_an_issue_that_shows_no_failure_is_not_reproduced(
     assert not result.reproduced
     assert result.test_patch == ""
     assert result.candidates
-    assert {c.verdict for c in result.candidates} == {DraftOutcome.PASSES}
+    assert {c.outcome for c in result.candidates} == {DraftOutcome.PASSES}
 
 
 def test_a_snippet_that_fails_by_itself_is_rejected_as_broken(
@@ -129,7 +129,7 @@ def test_a_snippet_that_fails_by_itself_is_rejected_as_broken(
         client=docker_client,
     )
     assert not result.reproduced
-    broken = [c for c in result.candidates if c.verdict is DraftOutcome.BROKEN]
+    broken = [c for c in result.candidates if c.outcome is DraftOutcome.BROKEN]
     assert broken and "NameError" in broken[0].reason
     # The unresolvable name is reported before anything ran, too.
     assert any("settings" in reason for _, reason in result.rejected)
@@ -259,8 +259,8 @@ def test_a_drafting_run_has_a_short_deadline_of_its_own(
     result = reproduce(read_issue(HANGS), snapshot, tiny_env, quick, client=docker_client)
     assert not result.reproduced
     assert result.candidates
-    assert {c.verdict for c in result.candidates} == {DraftOutcome.ERROR}, [
-        (c.verdict, c.reason, c.draft.patch.diff[:300]) for c in result.candidates
+    assert {c.outcome for c in result.candidates} == {DraftOutcome.ERROR}, [
+        (c.outcome, c.reason, c.draft.patch.diff[:300]) for c in result.candidates
     ]
     assert all("deadline" in c.reason for c in result.candidates), [
         c.reason for c in result.candidates

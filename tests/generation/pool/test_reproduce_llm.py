@@ -75,10 +75,10 @@ def test_llm_drafts_join_the_pool_and_execution_feedback_drives_repair(
     )
     assert openai_server.pending == 0
     # The agent's first run was judged in the real sandbox, and the model was told why.
-    first_run, second_run = (t for t in tool_outputs(openai_server) if t.startswith("verdict"))
-    assert first_run.startswith("verdict: broken") and "NameError" in first_run
-    assert second_run.startswith("verdict: reproduces") and "ValueError" in second_run
-    verdicts = {(c.draft.method, c.verdict) for c in result.candidates}
+    first_run, second_run = (t for t in tool_outputs(openai_server) if t.startswith("outcome"))
+    assert first_run.startswith("outcome: broken") and "NameError" in first_run
+    assert second_run.startswith("outcome: reproduces") and "ValueError" in second_run
+    verdicts = {(c.draft.method, c.outcome) for c in result.candidates}
     # The agent's submitted test and its first, broken try are both in the pool, judged anew.
     assert verdicts == {
         ("llm-zero-shot", DraftOutcome.REPRODUCES),

@@ -108,7 +108,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         )
     elif config.comment_on_failure or trigger.startswith("command:"):
         # Someone asked explicitly: an answer is owed even when it is "not reproduced".
-        tried = [(c.draft.method, c.verdict.value, c.reason) for c in result.candidates]
+        tried = [(c.draft.method, c.outcome.value, c.reason) for c in result.candidates]
         tried += [(method, "no draft", why) for method, why in result.rejected]
         body = render_not_reproduced(
             repo=job.repo, base_sha=result.base_sha, tried=tried, config_errors=errors

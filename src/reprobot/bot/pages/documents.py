@@ -326,7 +326,7 @@ def reproduction_page(
         PageTest(id=clean(t, 2_000), before="failed", checks=checks, assertion=assertion)
         for t in result.failing_tests[:MAX_TESTS]
     )
-    tried = [(c.draft.method, c.verdict.value, c.reason) for c in result.candidates]
+    tried = [(c.draft.method, c.outcome.value, c.reason) for c in result.candidates]
     tried += [(method, "no draft", why) for method, why in result.rejected]
     tests_diff = clean(result.test_patch, DIFF_LIMIT)
     return ReproductionPage(

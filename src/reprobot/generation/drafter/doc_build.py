@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from reprobot.generation.drafter.command_line import CliCase, cli_case, cli_test_body
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.project_tools import Tool
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.sources import TestSource
@@ -164,12 +165,12 @@ def command_variants(reading: Reading) -> Produced:
     if case is not None:
         imports, body = cli_test_body(case)
         note = f"runs `{case.tool.name}` on the issue's files"
-        source = TestSource("issue-command", tuple(imports), body, note, True, True)
+        source = TestSource(Method.ISSUE_COMMAND, tuple(imports), body, note, True, True)
         return Produced((source,), tuple(case.absent))
     docs = doc_case(reading.issue, tree.layout, tree.manifests)
     if docs is None:
         return NOTHING
     imports, body = cli_test_body(docs)
     note = f"builds the documentation the issue shows with `sphinx -b {docs.args[1]}`"
-    source = TestSource("issue-command", tuple(imports), body, note, True, True)
+    source = TestSource(Method.ISSUE_COMMAND, tuple(imports), body, note, True, True)
     return Produced((source,), tuple(docs.absent))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import Produced, Reading
 from reprobot.generation.drafter.snippets import Program, raising_steps, shown_value_step
 from reprobot.generation.drafter.sources import TestSource, printed
@@ -72,7 +73,7 @@ def fixed_point_sources(program: Program, issue: IssueReport) -> tuple[list[Test
         ]
     )
     note = f"`{expression}` must be complete: applying `{operation}` again changes nothing"
-    return [TestSource("issue-expected", program.imports, body, note)], value
+    return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)], value
 
 
 def fixed_point_variants(reading: Reading) -> Produced:

@@ -9,6 +9,7 @@ the issue shows gone instead (``issue-wrong-value``), and not for the crash gone
 
 from __future__ import annotations
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import Produced, Reading
 from reprobot.generation.drafter.session_variants import displayed
 from reprobot.generation.drafter.sources import TestSource
@@ -29,8 +30,8 @@ def code_run_variants(reading: Reading) -> Produced:
         if message is not None:
             note = f"the issue's code must no longer raise the message it calls wrong: {message}"
             body = assert_message_gone(body, message)
-            out.append(TestSource("issue-wrong-value", program.imports, body, note))
+            out.append(TestSource(Method.ISSUE_WRONG_VALUE, program.imports, body, note))
             continue
-        name = "issue-code" if index == 0 else "issue-code-last"
+        name = Method.ISSUE_CODE if index == 0 else Method.ISSUE_CODE_LAST
         out.append(TestSource(name, program.imports, body, "the issue's code, run as a test"))
     return Produced(tuple(out), (message,) if message is not None and out else ())

@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.sources import TestSource
 from reprobot.generation.drafter.test_writer import expected_assertion
@@ -78,7 +79,7 @@ def proposed_setting_sources(setting: ProposedSetting | None) -> list[TestSource
     body = "\n".join([f"result = {setting.name}", expected_assertion(repr(setting.proposed))])
     note = f"`{setting.name}` must be `{setting.proposed!r}`, as the issue proposes"
     imports = (f"from {setting.module} import {setting.name}",)
-    return [TestSource("issue-expected", imports, body, note)]
+    return [TestSource(Method.ISSUE_EXPECTED, imports, body, note)]
 
 
 def proposed_setting_variant(reading: Reading) -> Produced:

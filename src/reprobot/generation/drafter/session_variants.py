@@ -9,6 +9,7 @@ import ast
 from collections.abc import Sequence
 
 from reprobot.generation.drafter.consistency import assert_agree, find_disagreement
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.snippets import (
     Program,
@@ -68,7 +69,7 @@ def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     ]
     note = f"`{first}` and `{second}` must agree, as the issue expects"
     body = assert_agree(first, second, found.claim, setup)
-    return [TestSource("issue-expected", program.imports, body, note)]
+    return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
 
 
 def _setup(program: Program, index: int, *, displays: bool = True) -> list[str]:
@@ -140,7 +141,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
         if value and len(value) <= MAX_SHOWN_CHARS and "\n" not in value:
             note = "the value the issue's expected results show"
             body = assert_expected(expression, value, setup)
-            return [TestSource("issue-expected", program.imports, body, note)]
+            return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
         return []
     wrong = bool(value) and len(value) <= MAX_SHOWN_CHARS and shown_is_wrong(issue, program, shown)
     if wrong and not caught and value in _BOOLEANS and is_boolean(expression):
@@ -148,11 +149,11 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
         right = _BOOLEANS[value]
         note = f"`{expression}` must be {right}: the issue calls {value} wrong"
         body = assert_expected(expression, right, setup)
-        out.append(TestSource("issue-expected", program.imports, body, note))
+        out.append(TestSource(Method.ISSUE_EXPECTED, program.imports, body, note))
     elif wrong:
         out.append(
             TestSource(
-                "issue-wrong-value",
+                Method.ISSUE_WRONG_VALUE,
                 program.imports,
                 assert_not_shown(expression, value, setup, pretty),
                 "the wrong value the session shows must not come back",
@@ -173,7 +174,7 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             if is_value_text(expected) or same_kind(expected, value):
                 out.append(
                     TestSource(
-                        "issue-expected",
+                        Method.ISSUE_EXPECTED,
                         program.imports,
                         assert_expected(expression, expected, setup),
                         "the value the issue expects",
@@ -223,7 +224,7 @@ def changed_value_sources(program: Program) -> tuple[list[TestSource], list[str]
         # short value would be found inside anything.
         within = len(value) >= _MIN_WITHIN_CHARS
         body = assert_not_shown(expression, value, setup, pretty, within)
-        out.append(TestSource("issue-shown-value", program.imports, body, note))
+        out.append(TestSource(Method.ISSUE_SHOWN_VALUE, program.imports, body, note))
         values.append(value)
     return out, values
 
@@ -262,7 +263,7 @@ def raises_sources(program: Program) -> list[TestSource]:
     that raised before it: each is a failure the issue reports."""
     return [
         TestSource(
-            "issue-session-raises",
+            Method.ISSUE_SESSION_RAISES,
             program.imports,
             "\n".join([*_setup(program, k), program.steps[k].source]),
             "the session up to the statement that raised",
@@ -281,7 +282,7 @@ def raised_before_sources(program: Program, raised: int) -> list[TestSource]:
     statement = program.steps[raised].source
     body = "\n".join([*setup, f"with pytest.raises({exception}):", indented(statement.strip())])
     note = f"`{statement.strip()}` must raise `{exception}`, as the earlier release the issue shows"
-    return [TestSource("issue-expected", program.imports, body, note)]
+    return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
 
 
 def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
@@ -299,7 +300,7 @@ def raises_like_sources(program: Program, raised: int) -> list[TestSource]:
     statement = program.steps[marked].source
     body = "\n".join([*setup, f"with pytest.raises({exception}):", f"    {statement}"])
     note = f"`{statement}` must raise `{exception}`, as the statement before it does"
-    return [TestSource("issue-expected", program.imports, body, note)]
+    return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
 
 
 def shown_is_wrong(issue: IssueReport, program: Program, index: int) -> bool:
@@ -358,7 +359,7 @@ def session_raise_variants(reading: Reading) -> Produced:
             statement = "\n".join([*_setup(program, raised), program.steps[raised].source])
             note = f"the session must no longer raise the message it calls wrong: {message}"
             body = assert_message_gone(statement, message)
-            out.append(TestSource("issue-wrong-value", program.imports, body, note))
+            out.append(TestSource(Method.ISSUE_WRONG_VALUE, program.imports, body, note))
             wrong.append(message)
         else:
             out.extend(raises_sources(program))
@@ -391,7 +392,7 @@ def expected_output_sources(program: Program) -> list[TestSource]:
         setup = [*_setup(program, k, displays=False), *caught]
         note = "the value the issue's expected section shows in place of the one the code showed"
         body = assert_expected(expression, expected, setup)
-        out.append(TestSource("issue-expected", program.imports, body, note))
+        out.append(TestSource(Method.ISSUE_EXPECTED, program.imports, body, note))
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import NOTHING, Produced, Reading
 from reprobot.generation.drafter.snippets import Program, code_blocks, raising_step
 from reprobot.generation.drafter.sources import (
@@ -62,7 +63,7 @@ def code_expected_sources(program: Program, issue: IssueReport) -> list[TestSour
     setup = [s.source for s in program.steps[:-1]]
     note = f"`{expression}` must give `{expected}`, as the issue expects"
     body = assert_expected(expression, expected, setup)
-    return [TestSource("issue-expected", program.imports, body, note)]
+    return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
 
 
 def setup_before(program: Program, call: str) -> list[str]:
@@ -80,10 +81,10 @@ def expected_return_sources(programs: list[Program], stated: tuple[str, str]) ->
     call, value = stated
     note = f"`{call}` must give `{value}`, as the issue expects"
     if not programs:
-        return [TestSource("issue-expected", (), assert_expected(call, value), note)]
+        return [TestSource(Method.ISSUE_EXPECTED, (), assert_expected(call, value), note)]
     return [
         TestSource(
-            "issue-expected",
+            Method.ISSUE_EXPECTED,
             program.imports,
             assert_expected(call, value, setup_before(program, call)),
             note,
@@ -113,7 +114,7 @@ def stated_value_sources(programs: list[Program], call: str, value: str) -> list
     setup = setup_before(program, call) if program else []
     imports = program.imports if program else ()
     body = assert_not_shown(call, value, setup)
-    return [TestSource("issue-wrong-value", imports, body, note)]
+    return [TestSource(Method.ISSUE_WRONG_VALUE, imports, body, note)]
 
 
 _CONSTANTS = frozenset({"None", "True", "False"})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from reprobot.generation.drafter.doc_build import command_variants
 from reprobot.generation.drafter.fixed_point import fixed_point_variants
 from reprobot.generation.drafter.issue_code import code_run_variants
+from reprobot.generation.drafter.methods import LLM_METHODS, Method
 from reprobot.generation.drafter.proposed_setting import proposed_setting_variant
 from reprobot.generation.drafter.reading import Builder, Variant
 from reprobot.generation.drafter.session_variants import (
@@ -45,7 +46,7 @@ CLAIMS = (EXPECTS, CRASHES, COMMAND_PRINTS, GIVES_WRONG)
 # least, ``benchmarks/rule_coverage.py``); the shapes one takes in an issue are its builders.
 VARIANTS: tuple[Variant, ...] = (
     Variant(
-        "issue-expected",
+        Method.ISSUE_EXPECTED,
         "an expected value or exception",
         "a statement and what the issue expects of it: a value stated for a call or for a code "
         "block's final expression, a value a session shows beside the one expected, a truth "
@@ -63,16 +64,16 @@ VARIANTS: tuple[Variant, ...] = (
         ),
         claim=EXPECTS,
     ),
-    Variant("issue-code", CRASH, "a code block", (code_run_variants,), claim=CRASHES),
+    Variant(Method.ISSUE_CODE, CRASH, "a code block", (code_run_variants,), claim=CRASHES),
     Variant(
-        "issue-session-raises",
+        Method.ISSUE_SESSION_RAISES,
         CRASH,
         "a session showing a statement raise",
         (session_raise_variants,),
         claim=CRASHES,
     ),
     Variant(
-        "issue-command",
+        Method.ISSUE_COMMAND,
         "the output or warning called wrong gone, the output called right there",
         "files and the project's command run on them (a Sphinx project's build included), with "
         "the output or warning called wrong",
@@ -80,16 +81,18 @@ VARIANTS: tuple[Variant, ...] = (
         claim=COMMAND_PRINTS,
     ),
     Variant(
-        "issue-wrong-value",
+        Method.ISSUE_WRONG_VALUE,
         GONE,
         "a value a session shows, or a sentence says a call gives, called wrong; an exception "
         "message the title calls wrong, as the issue shows it",
         (shown_variants, stated_value_variant, code_run_variants, session_raise_variants),
         claim=GIVES_WRONG,
     ),
-    Variant("issue-code-last", CRASH, "a later code block", (code_run_variants,), claim=CRASHES),
     Variant(
-        "issue-shown-value",
+        Method.ISSUE_CODE_LAST, CRASH, "a later code block", (code_run_variants,), claim=CRASHES
+    ),
+    Variant(
+        Method.ISSUE_SHOWN_VALUE,
         GONE,
         "any value shown (the fix picks which)",
         (changed_value_variants,),
@@ -97,9 +100,6 @@ VARIANTS: tuple[Variant, ...] = (
         claim=GIVES_WRONG,
     ),
 )
-
-# The LLM methods, after every variant of the issue's own code.
-LLM_METHODS = ("llm-agent", "llm-zero-shot")
 
 METHOD_ORDER: tuple[str, ...] = (*(v.name for v in VARIANTS), *LLM_METHODS)
 

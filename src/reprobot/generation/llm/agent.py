@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import structlog
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.test_style import PYTEST, TestStyle
 from reprobot.generation.drafts import Draft, RunDraft
 from reprobot.generation.errors import LLMError
@@ -67,7 +68,7 @@ __all__ = [
 
 log = structlog.get_logger(__name__)
 
-METHOD = "llm-agent"
+METHOD = Method.LLM_AGENT
 MAX_CALLS_PER_TURN = 6
 # Turns in a row without a tool call before the model is taken to have given up.
 IDLE_LIMIT = 3
@@ -190,7 +191,7 @@ def _collect(session: ToolSession, stop: str) -> list[Draft]:
     for position, run in enumerate(reversed(session.runs)):
         label = "submitted" if position == 0 and session.submitted else "not submitted"
         note = (
-            f"{run.draft.note} ({label}, {run.feedback.verdict.value} in the agent's run){suffix}"
+            f"{run.draft.note} ({label}, {run.feedback.outcome.value} in the agent's run){suffix}"
         )
         drafts.append(Draft(run.draft.method, run.draft.patch, note))
     changes = session.changes()

@@ -344,10 +344,10 @@ class ToolSession:
             feedback = self.run_draft(draft)
         except ReprobotError as exc:
             return f"error: the tests could not be run: {cap(str(exc), 500)}"
-        lines = [f"verdict: {feedback.verdict.value}"]
+        lines = [f"outcome: {feedback.outcome.value}"]
         if feedback.failing_tests:
             lines.append("failing tests: " + ", ".join(feedback.failing_tests[:20]))
-        lines += [cap(feedback.summary.strip(), OUTPUT_CHARS - 600), _HINTS[feedback.verdict]]
+        lines += [cap(feedback.summary.strip(), OUTPUT_CHARS - 600), _HINTS[feedback.outcome]]
         report = "\n".join(line for line in lines if line)
         self.runs.append(_Run(draft, feedback, state, report))
         return report

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 import structlog
 
+from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.test_style import PYTEST, TestStyle
 from reprobot.generation.drafts import Draft
 from reprobot.generation.errors import DiffFormatError, LLMError
@@ -37,7 +38,7 @@ from reprobot.validation import RepoSnapshot
 
 log = structlog.get_logger(__name__)
 
-METHOD = "llm-zero-shot"
+METHOD = Method.LLM_ZERO_SHOT
 ISSUE_CHARS = 12_000
 CONTEXT_CHARS = 24_000
 _MAX_FILE_BYTES = 400_000

@@ -41,7 +41,7 @@ class Candidate:
     """A draft with its run on R and what that run says about it."""
 
     draft: Draft
-    verdict: DraftOutcome
+    outcome: DraftOutcome
     reason: str
     failing_tests: tuple[str, ...] = ()
     relevance: float = 0.0
@@ -57,12 +57,12 @@ class Candidate:
 
     @property
     def reproduces(self) -> bool:
-        return self.verdict is DraftOutcome.REPRODUCES
+        return self.outcome is DraftOutcome.REPRODUCES
 
     def to_json(self) -> dict[str, Any]:
         return {
             "method": self.draft.method,
-            "outcome": self.verdict.value,
+            "outcome": self.outcome.value,
             "reason": self.reason,
             "test_files": list(self.draft.test_files),
             "failing_tests": list(self.failing_tests),
@@ -74,8 +74,8 @@ class Candidate:
         }
 
 
-def unrun(draft: Draft, verdict: DraftOutcome, reason: str) -> Candidate:
-    return Candidate(draft, verdict, reason)
+def unrun(draft: Draft, outcome: DraftOutcome, reason: str) -> Candidate:
+    return Candidate(draft, outcome, reason)
 
 
 @dataclass
@@ -134,7 +134,7 @@ class Validator:
         judgement: RunJudgement = judge_run(run, draft.test_files, self.reason)
         return Candidate(
             draft,
-            judgement.verdict,
+            judgement.outcome,
             judgement.reason,
             judgement.failing_tests,
             judgement.relevance,
@@ -206,13 +206,13 @@ class Validator:
 
         def run(draft: Draft) -> Feedback:
             candidate = self.validate_one(draft)
-            return Feedback(candidate.verdict, feedback_text(candidate), candidate.failing_tests)
+            return Feedback(candidate.outcome, feedback_text(candidate), candidate.failing_tests)
 
         return run
 
 
 def feedback_text(candidate: Candidate) -> str:
-    lines = [f"verdict: {candidate.verdict.value} — {candidate.reason}"]
+    lines = [f"outcome: {candidate.outcome.value} — {candidate.reason}"]
     if candidate.failing_tests:
         lines.append("tests failing for the issue's reason: " + ", ".join(candidate.failing_tests))
     if candidate.excerpt:

@@ -203,7 +203,7 @@ def _squash(text: str) -> str:
 
 @dataclass(frozen=True)
 class RunJudgement:
-    verdict: DraftOutcome
+    outcome: DraftOutcome
     reason: str
     failing_tests: tuple[str, ...]
     relevance: float
@@ -224,7 +224,7 @@ def _is_own(failure: Failure, test_files: Sequence[str]) -> bool:
 def judge_test(
     failure: Failure, reason: IssueReason, test_files: Sequence[str]
 ) -> tuple[DraftOutcome, str, float]:
-    """The verdict on one failing test: reproduces (with a relevance), broken, or unrelated."""
+    """What one failing test says: reproduces (with a relevance), broken, or unrelated."""
     own = _is_own(failure, test_files)
     exc = failure.exc_type
     summary = f"{exc}: {failure.message}"[:200] if exc else failure.text.split("\n", 1)[0][:200]
@@ -307,7 +307,7 @@ def judge_test(
 
 
 def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> RunJudgement:
-    """The verdict on a draft from its run on R: the tests of ``test_files`` are the draft's."""
+    """What a draft's run on R says of it: the tests of ``test_files`` are the draft's."""
     # Only the sandbox's own word says a patch did not apply: a run that died before it
     # reported (its deadline, a crash) said nothing of its patches, and is an error.
     if any(not p.applied for p in run.patches):
@@ -342,13 +342,13 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> R
     worst: tuple[DraftOutcome, str, str] | None = None
     for test_id in sorted(failed):
         failure = parse_failure(run.failures.get(test_id, ""))
-        verdict, why, relevance = judge_test(failure, reason, test_files)
-        if verdict is DraftOutcome.REPRODUCES:
+        outcome, why, relevance = judge_test(failure, reason, test_files)
+        if outcome is DraftOutcome.REPRODUCES:
             reproducing.append(test_id)
             if best is None or relevance > best[0]:
                 best = (relevance, why, _excerpt(failure))
-        elif worst is None or verdict is DraftOutcome.BROKEN:
-            worst = (verdict, f"{test_id}: {why}", _excerpt(failure))
+        elif worst is None or outcome is DraftOutcome.BROKEN:
+            worst = (outcome, f"{test_id}: {why}", _excerpt(failure))
     if best is not None:
         return RunJudgement(DraftOutcome.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
     assert worst is not None

@@ -254,16 +254,16 @@ def _confirm(
             log.info("reproduce.not_fixed", method=candidate.draft.method)
             tried[id(candidate)] = replace(
                 again,
-                verdict=DraftOutcome.UNRELATED,
+                outcome=DraftOutcome.UNRELATED,
                 reason="fails on R for the issue's reason, but still fails with the fix",
             )
             continue
         log.info("reproduce.unconfirmed", method=candidate.draft.method, reason=again.reason)
         tried[id(candidate)] = replace(
             again,
-            verdict=DraftOutcome.UNRELATED
-            if again.verdict is DraftOutcome.REPRODUCES
-            else again.verdict,
+            outcome=DraftOutcome.UNRELATED
+            if again.outcome is DraftOutcome.REPRODUCES
+            else again.outcome,
             reason=_unconfirmed(draft, again, wanted, validator),
         )
     return None, tried
