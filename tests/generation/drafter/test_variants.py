@@ -6,11 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from reprobot.generation.drafter.methods import Method
+from reprobot.generation.drafter.methods import LLM_METHODS, Method
 from reprobot.generation.drafter.reading import NOTHING, Reading
 from reprobot.generation.drafter.variants import (
     CLAIMS,
-    LLM_METHODS,
     METHOD_ORDER,
     VARIANTS,
     builders,
