@@ -24,11 +24,9 @@ from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
 from tests.support.example_patches import FIX, NEW_TEST
-from tests.support.judged_changes import MODES, commit_all, judge
-from tests.support.repos import git
+from tests.support.judged_changes import MODES, commit_all, fixed_source, judge, write_files
 
 TEST_ID = "tests/test_multi.py::test_multi_unit"
-PARSE = "src/durations/parse.py"
 
 # What replaces the buggy function at run time: the fix, kept out of the source file.
 PATCHER = """\
@@ -39,19 +37,6 @@ durations.parse.parse_duration = durations.parse_duration = parse_duration
 """
 
 Build = Callable[[Path, str], None]
-
-
-def _fixed_source(repo: Path) -> str:
-    subprocess.run(["git", "-C", str(repo), "apply", "-"], input=FIX.encode(), check=True)
-    text = (repo / PARSE).read_text()
-    git(repo, "checkout", "--", PARSE)
-    return text
-
-
-def _write(repo: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
 
 
 def sourceless_bytecode(repo: Path, fixed: str) -> None:
@@ -70,12 +55,12 @@ def sourceless_bytecode(repo: Path, fixed: str) -> None:
 
 
 def package_file_of_tests(repo: Path, fixed: str) -> None:
-    _write(repo, {"src/durations/_fixed.py": fixed, "tests/__init__.py": PATCHER})
+    write_files(repo, {"src/durations/_fixed.py": fixed, "tests/__init__.py": PATCHER})
 
 
 def metadata_entry_point(repo: Path, fixed: str) -> None:
     # Metadata on the import path registers a pytest plugin that pytest loads at start-up.
-    _write(
+    write_files(
         repo,
         {
             "src/durations/_fixed.py": fixed,
@@ -98,7 +83,7 @@ def packaging_entry_point(repo: Path, fixed: str) -> None:
     # The packaging settings register the plugin: the tree is installed again before the run.
     pyproject = (repo / "pyproject.toml").read_text()
     plugin = '\n[project.entry-points.pytest11]\nhelper = "durations._plugin"\n'
-    _write(
+    write_files(
         repo,
         {
             "pyproject.toml": pyproject + plugin,
@@ -152,7 +137,7 @@ def marshalled_code(repo: Path, fixed: str) -> None:
     # The fix as a marshalled code object in a data file, run over the module's namespace.
     code = compile(fixed, "parse.py", "exec")
     (repo / "src/durations/table.dat").write_bytes(marshal.dumps(code))
-    _write(
+    write_files(
         repo,
         {
             "src/durations/_table.py": (
@@ -199,7 +184,7 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
 ) -> None:
     build, stopped_by = ATTACKS[name]
     base = RepoSnapshot.from_git(clone, "HEAD")
-    build(clone, _fixed_source(clone))
+    build(clone, fixed_source(clone))
     verdict = judge(docker_client, example_env, base, commit_all(clone), mode)
     kinds = {k: t.kind for k, t in verdict.transitions.items()}
     assert not verdict.success
@@ -250,7 +235,7 @@ def test_a_diff_too_large_to_read_is_run_but_never_verified(
     base = RepoSnapshot.from_git(clone, "HEAD")
     subprocess.run(["git", "-C", str(clone), "apply", "-"], input=FIX.encode(), check=True)
     filler = "".join(f"value_{n} = {n}\n" for n in range(80_000))
-    _write(clone, {"src/durations/generated.py": filler})
+    write_files(clone, {"src/durations/generated.py": filler})
     verdict = judge(docker_client, example_env, base, commit_all(clone), "head")
     assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->P"}
     assert verdict.status == "needs_review" and not verdict.success
