@@ -14,7 +14,6 @@ import json
 import sys
 from pathlib import Path
 
-from reprobot.bench.data.instances import Instance
 from reprobot.bench.run.executor import Done
 from reprobot.bench.swt.drafting import Drafting, DraftResult
 from reprobot.bench.swt.label_confidence import label_markdown, threshold_rows
@@ -22,14 +21,14 @@ from reprobot.bench.swt.metrics import CoverageDelta, Flags, InstanceScore
 from reprobot.settings import Settings
 
 
-def read_run(out: Path) -> tuple[list[Instance], Drafting, list[InstanceScore]]:
-    """The instances, stored drafts and grades of one finished run in ``out``."""
+def read_run(out: Path) -> tuple[Drafting, list[InstanceScore]]:
+    """The stored drafts and the grades of one finished run in ``out``."""
     drafting: dict[str, Done[DraftResult]] = {}
     for path in sorted((out / "results").glob("draft-*.json")):
         data = json.loads(path.read_text())
         record = DraftResult.from_json(data.get("record", data))
         drafting[record.instance_id] = Done(record)
-    scores, instances = [], []
+    scores = []
     with open(out / "instances.csv", newline="") as handle:
         for row in csv.DictReader(handle):
             yes = {k: row[k] == "True" for k in ("W", "S", "F->x", "F->P", "P->P", "excluded")}
@@ -40,8 +39,7 @@ def read_run(out: Path) -> tuple[list[Instance], Drafting, list[InstanceScore]]:
                     key, flags, CoverageDelta(0, 0), yes["excluded"], row["error"] or None
                 )
             )
-            instances.append(Instance(key, "", "", "", "", "", "", (), ()))
-    return instances, drafting, scores
+    return drafting, scores
 
 
 def main() -> int:
@@ -50,9 +48,9 @@ def main() -> int:
     args = parser.parse_args()
     chosen = Settings(_env_file=None).label_min_confidence
     for out in args.runs:
-        instances, drafting, scores = read_run(out)
-        print(f"\n# {out} ({len(instances)} instances, {len(drafting)} drafted)\n")
-        print(label_markdown(threshold_rows(instances, drafting, scores), chosen))
+        drafting, scores = read_run(out)
+        print(f"\n# {out} ({len(scores)} instances, {len(drafting)} drafted)\n")
+        print(label_markdown(threshold_rows(drafting, scores), chosen))
     return 0
 
 

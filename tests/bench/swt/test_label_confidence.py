@@ -3,17 +3,12 @@ golden fixes' grades: precision (F→P among the labelled) and S, with and witho
 
 from __future__ import annotations
 
-from reprobot.bench.data.instances import Instance
 from reprobot.bench.run.executor import Done, Failed
 from reprobot.bench.swt.drafting import DraftCandidate, Drafting, DraftResult
 from reprobot.bench.swt.label_confidence import label_markdown, threshold_rows
 from reprobot.bench.swt.metrics import CoverageDelta, Flags, InstanceScore
 
 PATCH = "diff --git a/tests/test_x.py b/tests/test_x.py\n"
-
-
-def instance(key: str) -> Instance:
-    return Instance(key, "o/r", "a" * 40, "a" * 40, "1.0", "", "", (), ())
 
 
 def drafted(key: str, reason: str, kind: str, methods: tuple[str, ...] = ()) -> Done[DraftResult]:
@@ -35,7 +30,6 @@ def graded(key: str, f2p: bool, excluded: bool = False) -> InstanceScore:
 
 
 def test_each_threshold_counts_the_labelled_and_how_many_are_right() -> None:
-    instances = [instance(k) for k in "abcdef"]
     drafting: Drafting = {
         # 5: the issue's exception, a checked result, a second reading.
         "a": drafted("a", "fails with the issue's ValueError", "expected", ("issue-session",)),
@@ -55,7 +49,7 @@ def test_each_threshold_counts_the_labelled_and_how_many_are_right() -> None:
         graded("e", False),
         graded("f", True, excluded=True),
     ]
-    rows = {r.threshold: r.to_json() for r in threshold_rows(instances, drafting, scores)}
+    rows = {r.threshold: r.to_json() for r in threshold_rows(drafting, scores)}
 
     assert rows[1] == {
         "threshold": 1,
@@ -70,6 +64,6 @@ def test_each_threshold_counts_the_labelled_and_how_many_are_right() -> None:
     # "Probably" keeps what the label gives up.
     assert rows[5]["S_with_probably"] == 2 / 5
 
-    table = label_markdown(threshold_rows(instances, drafting, scores), chosen=4)
+    table = label_markdown(threshold_rows(drafting, scores), chosen=4)
     assert "| 4 (App) | 2 | 2 | 100.0 | 40.0 | 40.0 |" in table
     assert "| 1 | 3 | 2 | 66.7 | 40.0 | 40.0 |" in table

@@ -157,7 +157,7 @@ def run_swt(args: argparse.Namespace, settings: Settings) -> int:
     if drafting:
         success = {s.instance_id: s.flags.success for s in scores if not s.error}
         classes = failure_classes(instances, drafting, success)
-        labels = threshold_rows(instances, drafting, scores)
+        labels = threshold_rows(drafting, scores)
         sections += [
             Section(drafting_markdown(instances, drafting)),
             Section(taxonomy_markdown(instances, classes), {"not_reproduced": classes}),

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reprobot.bench.data.instances import Instance
 from reprobot.bench.run.executor import Done
 from reprobot.bench.swt.drafting import Drafting
 from reprobot.bench.swt.metrics import InstanceScore
@@ -63,15 +62,12 @@ def scores_of(drafting: Drafting) -> dict[str, int]:
     return out
 
 
-def threshold_rows(
-    instances: Sequence[Instance],
-    drafting: Drafting,
-    scores: Sequence[InstanceScore],
-) -> list[ThresholdRow]:
-    """One row per threshold from 1 to the highest score, over the instances not excluded."""
+def threshold_rows(drafting: Drafting, scores: Sequence[InstanceScore]) -> list[ThresholdRow]:
+    """One row per threshold from 1 to the highest score, over the graded instances not
+    excluded."""
     graded = {s.instance_id: s for s in scores if not s.excluded}
     confidence = scores_of(drafting)
-    keys = [i.instance_id for i in instances if i.instance_id in graded]
+    keys = list(graded)
     rows = []
     for threshold in range(1, MAX_CONFIDENCE + 1):
         labelled = [k for k in keys if confidence.get(k, 0) >= threshold]

@@ -25,6 +25,11 @@ NOT_FINISHED = "Reprobot could not finish"
 SUPERSEDED = "Superseded"
 
 
+def title_for(exc: BaseException) -> str:
+    """The title of a check run a job stopped on ``exc`` before its verdict."""
+    return SUPERSEDED if isinstance(exc, JobAbandoned) else NOT_FINISHED
+
+
 def why(exc: BaseException) -> str:
     """What stopped a job, as a check run may say it: Reprobot's own errors in their words, any
     other exception by its type only (its text may hold anything)."""
@@ -77,8 +82,7 @@ class CheckRunOwner:
                     f"This attempt stopped: {inline_code(reason)}. Reprobot tries again shortly.",
                 )
                 return
-            title = SUPERSEDED if isinstance(exc, JobAbandoned) else NOT_FINISHED
-            self.complete("neutral", title, inline_code(reason), "", url)
+            self.complete("neutral", title_for(exc), inline_code(reason), "", url)
         except ReprobotError as failed:
             # GitHub unreachable as well: the next attempt, or the reaper, ends it.
             log.warning("check_run.not_updated", check_run=self.id, error=str(failed))

@@ -17,7 +17,7 @@ from reprobot.bot.github.linked_issues import closing_references
 from reprobot.bot.github.repo_api import Conclusion, PullInfo
 from reprobot.bot.jobs import setup as job_setup
 from reprobot.bot.jobs.attempts import tries_again
-from reprobot.bot.jobs.check_run import NOT_FINISHED, SUPERSEDED, CheckRunOwner, why
+from reprobot.bot.jobs.check_run import CheckRunOwner, title_for, why
 from reprobot.bot.jobs.labels import apply_label, withdraw_label
 from reprobot.bot.jobs.report_pages import link_line, publish
 from reprobot.bot.metrics import MetricsProgress
@@ -109,7 +109,7 @@ def run(ctx: AppContext, job: Job, guard: Guard) -> None:
         )
         url = None
         if not again and not check.completed:
-            title = SUPERSEDED if isinstance(exc, JobAbandoned) else NOT_FINISHED
+            title = title_for(exc)
             with contextlib.suppress(SQLAlchemyError):  # the error being reported comes first
                 url = _publish_note(
                     ctx,
