@@ -52,7 +52,7 @@ from reprobot.validation.results.verdict import (
     executable_lines,
     transitions,
 )
-from reprobot.validation.runs.pair import RunPair, Side, run_pair
+from reprobot.validation.runs.pair import RunPair, Side, run_pair, run_side
 from reprobot.validation.runs.run import run_tests
 from reprobot.validation.sandbox.container import connect
 from reprobot.validation.sandbox.determinism import HASH_SEED, SECOND_HASH_SEED
@@ -146,6 +146,7 @@ __all__ = [
     "rule",
     "run_pair",
     "run_problem",
+    "run_side",
     "run_tests",
     "runner_family",
     "runner_of",

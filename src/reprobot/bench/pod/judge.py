@@ -49,7 +49,7 @@ from reprobot.validation import (
     read_oracles,
     rule,
     run_pair,
-    run_tests,
+    run_side,
     transitions,
 )
 
@@ -189,8 +189,8 @@ def reference(
         )
         before, golden = pair.before, pair.after
     else:
-        before = run_tests(
-            client, prepared.env, prepared.base, [plan.tests], plan.selection, limits=limits
+        before = run_side(
+            client, prepared.env, Side(prepared.base, [plan.tests]), plan.selection, limits=limits
         )
     write_run_log(log_dir / "R.log", before)
     outcomes = plan.outcomes(before)
@@ -201,7 +201,7 @@ def reference(
         oracles = {k: o.kind.value for k, o in read_oracles(prepared.base, plan.tests).items()}
     guard_before = None
     if plan.guard:
-        guard = run_tests(client, prepared.env, prepared.base, [], plan.guard, limits=limits)
+        guard = run_side(client, prepared.env, Side(prepared.base), plan.guard, limits=limits)
         write_run_log(log_dir / "R-guard.log", guard)
         runs["R-guard"] = run_summary(guard)
         # A guard that cannot run on R guards nothing; the candidates are judged without it.
@@ -254,11 +254,11 @@ def evaluate_candidate(
     when they accept it, the plan's guard modules too (``reference_result`` holds R's runs).
 
     The candidate's run is the after side of a pair whose before side is the instance's one
-    reference run, shared by all its candidates; so it runs alone here, not as ``run_pair``."""
+    reference run, shared by all its candidates; so it runs alone (``run_side``), and as the
+    side holding the change under judgement: its build code never runs, as in ``verify``."""
     fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
-    run = run_tests(
-        client, prepared.env, prepared.base, [fix, plan.tests], plan.selection, limits=limits
-    )
+    after = Side(prepared.base, [fix, plan.tests], trusted_build=False)
+    run = run_side(client, prepared.env, after, plan.selection, limits=limits)
     write_run_log(log_dir / f"{candidate.key}.log", run)
     applied = {p.name: p.applied for p in run.patches}
     result = CandidateResult(
@@ -277,7 +277,8 @@ def evaluate_candidate(
     accepted = judge(before, plan.outcomes(run), None, result).correct
     guarded = reference_result is not None and reference_result.guard_before
     if guarded and run.patches_applied and accepted:
-        guard = run_tests(client, prepared.env, prepared.base, [fix], plan.guard, limits=limits)
+        fixed = Side(prepared.base, [fix], trusted_build=False)
+        guard = run_side(client, prepared.env, fixed, plan.guard, limits=limits)
         write_run_log(log_dir / f"{candidate.key}-guard.log", guard)
         result = replace(
             result,

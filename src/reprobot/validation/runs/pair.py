@@ -51,6 +51,35 @@ class RunPair:
         return self.before.coverage, self.after.coverage
 
 
+def run_side(
+    client: docker.DockerClient,
+    env: EnvImage,
+    side: Side,
+    selection: Sequence[str],
+    *,
+    coverage: bool = False,
+    contexts: bool = False,
+    coverage_files: Sequence[str] = (),
+    limits: RunLimits | None = None,
+    hash_seed: int = HASH_SEED,
+) -> TestRun:
+    """One side of a pair, alone: for a benchmark whose candidates share one before side, each
+    candidate's after side runs as every pair runs it (its build code only when trusted)."""
+    return run_tests(
+        client,
+        env,
+        side.tree,
+        side.patches,
+        selection,
+        coverage=coverage,
+        limits=limits,
+        contexts=contexts,
+        coverage_files=coverage_files,
+        trusted_build=side.trusted_build,
+        hash_seed=hash_seed,
+    )
+
+
 def run_pair(
     client: docker.DockerClient,
     env: EnvImage,
@@ -71,17 +100,15 @@ def run_pair(
     does in ``run_tests``."""
 
     def run(side: Side) -> TestRun:
-        return run_tests(
+        return run_side(
             client,
             env,
-            side.tree,
-            side.patches,
+            side,
             selection,
             coverage=coverage,
             limits=limits,
             contexts=contexts,
             coverage_files=coverage_files,
-            trusted_build=side.trusted_build,
             hash_seed=hash_seed,
         )
 
