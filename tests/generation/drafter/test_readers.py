@@ -3,9 +3,11 @@ issue that says nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from reprobot.generation.drafter.readers import READERS, Reader
+from reprobot.generation.drafter.readers import READERS, Reader, readers_markdown
 from reprobot.generation.drafter.reading import Reading
 from reprobot.generation.issue.report import parse_issue
 from tests.generation.drafter.conftest import empty_tree
@@ -61,3 +63,9 @@ def test_a_reader_fires_on_each_thing_it_reads(reader: Reader) -> None:
 def test_no_reader_fires_on_an_issue_that_says_nothing() -> None:
     reading = Reading(parse_issue("Add a median", "It would be nice to have one."), empty_tree())
     assert [r.name for r in READERS if r.fires(reading)] == []
+
+
+def test_the_readme_shows_each_reader_as_the_table_says_how_it_reads() -> None:
+    assert all(reader.details for reader in READERS)
+    readme = Path(__file__).resolve().parents[3] / "README.md"
+    assert readers_markdown() in readme.read_text(encoding="utf-8")

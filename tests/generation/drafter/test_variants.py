@@ -14,6 +14,7 @@ from reprobot.generation.drafter.variants import (
     VARIANTS,
     builders,
     method_rank,
+    variant_readings_markdown,
     variants_markdown,
 )
 from reprobot.generation.issue.report import parse_issue
@@ -83,3 +84,5 @@ def test_an_issue_with_nothing_to_read_gets_nothing_from_any_builder() -> None:
 def test_the_architecture_document_and_the_readme_show_the_table_as_the_code_renders_it() -> None:
     for document in (ROOT / "docs" / "ARCHITECTURE.md", ROOT / "README.md"):
         assert variants_markdown() in document.read_text(encoding="utf-8"), document
+    # What the variants read beyond the readers is the README's from the table too.
+    assert variant_readings_markdown() in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -93,3 +93,6 @@ class Variant:
     pull_request_only: bool = False
     # The class of claims it tests (``CLAIMS`` in ``variants``).
     claim: str = ""
+    # What it reads of an issue beyond what the readers find, in the README's words (rendered
+    # there by ``variants.variant_readings_markdown``).
+    reads: str = ""

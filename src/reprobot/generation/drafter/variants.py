@@ -63,6 +63,17 @@ VARIANTS: tuple[Variant, ...] = (
             fixed_point_variants,
         ),
         claim=EXPECTS,
+        reads=(
+            'two computations the issue says should agree (a title "simplify gives an '
+            'inequivalent expression" over `N(e.subs(x, a))` and `N(f.subs(x, a))` printing '
+            'different numbers); an operation it calls incomplete (a sentence naming it, "the '
+            'expansion ... stops incomplete", "not fully simplified": the value it showed, '
+            "given to the same call again, must come back unchanged); a setting it proposes to "
+            'change (a module constant whose value in the tree the issue shows, "Currently it '
+            'is: `DEFAULT_LOG_FORMAT = ...`", beside exactly one other value, "Using '
+            '`DEFAULT_LOG_FORMAT = ...` instead": the constant must have the proposed value; a '
+            "reporter's own settings, which never show the project's value, propose nothing)"
+        ),
     ),
     Variant(Method.ISSUE_CODE, CRASH, "a code block", (code_run_variants,), claim=CRASHES),
     Variant(
@@ -79,6 +90,19 @@ VARIANTS: tuple[Variant, ...] = (
         "the output or warning called wrong",
         (command_variants,),
         claim=COMMAND_PRINTS,
+        reads=(
+            "command lines: the files the issue shows, a configuration quoted as bare option "
+            "lines under its tool's section, the project's command run on them, text it pipes in "
+            "with `echo` given on the command's standard input, a prompt with a git branch read "
+            "as a prompt, the output lines it reports as wrong or, after the same command, right, "
+            "a directory tree being no output, or the traceback it crashes with; a test module "
+            "and the crash its runner printed, the project's runner named in that output, run on "
+            "it; and documentation builds, for Sphinx and projects that require it: the files a "
+            "Sphinx issue shows, named by their first line, `# conf.py`, or the line before, or "
+            "one reStructuredText block as `index.rst`, with a `conf.py` loading the extensions "
+            "their directives need, built with `python -m sphinx` and the builder the issue "
+            "names; the warning it quotes must be gone"
+        ),
     ),
     Variant(
         Method.ISSUE_WRONG_VALUE,
@@ -87,6 +111,10 @@ VARIANTS: tuple[Variant, ...] = (
         "message the title calls wrong, as the issue shows it",
         (shown_variants, stated_value_variant, code_run_variants, session_raise_variants),
         claim=GIVES_WRONG,
+        reads=(
+            'an exception\'s message the title calls wrong ("misleading exception when ..."): '
+            "its test checks that the message the issue shows is gone, not that the raise is"
+        ),
     ),
     Variant(
         Method.ISSUE_CODE_LAST, CRASH, "a later code block", (code_run_variants,), claim=CRASHES
@@ -126,3 +154,9 @@ def variants_markdown() -> str:
             f"| {number} | `{variant.name}` | {variant.claim} | {variant.checks} | {needs} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def variant_readings_markdown() -> str:
+    """What the variants read beyond the readers, as the README shows it (a test holds the
+    README to it)."""
+    return "".join(f"- `{v.name}` reads {v.reads}.\n" for v in VARIANTS if v.reads)
