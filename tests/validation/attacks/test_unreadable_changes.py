@@ -58,6 +58,10 @@ def package_file_of_tests(repo: Path, fixed: str) -> None:
     write_files(repo, {"src/durations/_fixed.py": fixed, "tests/__init__.py": PATCHER})
 
 
+HELPER_METADATA = "Metadata-Version: 2.1\nName: helper\nVersion: 1.0\n"
+HELPER_ENTRY_POINT = "[pytest11]\nhelper = durations._plugin\n"
+
+
 def metadata_entry_point(repo: Path, fixed: str) -> None:
     # Metadata on the import path registers a pytest plugin that pytest loads at start-up.
     write_files(
@@ -65,8 +69,24 @@ def metadata_entry_point(repo: Path, fixed: str) -> None:
         {
             "src/durations/_fixed.py": fixed,
             "src/durations/_plugin.py": PATCHER,
-            "helper.egg-info/PKG-INFO": "Metadata-Version: 2.1\nName: helper\nVersion: 1.0\n",
-            "helper.egg-info/entry_points.txt": "[pytest11]\nhelper = durations._plugin\n",
+            "helper.egg-info/PKG-INFO": HELPER_METADATA,
+            "helper.egg-info/entry_points.txt": HELPER_ENTRY_POINT,
+        },
+    )
+
+
+def metadata_on_a_configured_path(repo: Path, fixed: str) -> None:
+    # Metadata in a folder pytest's own settings put on the import path (``pythonpath``, which
+    # pytest 9 applies before it loads installed plugins), not at the root or in src/.
+    pyproject = (repo / "pyproject.toml").read_text()
+    write_files(
+        repo,
+        {
+            "pyproject.toml": pyproject + '\n[tool.pytest.ini_options]\npythonpath = ["lib"]\n',
+            "src/durations/_fixed.py": fixed,
+            "src/durations/_plugin.py": PATCHER,
+            "lib/helper-1.0.dist-info/METADATA": HELPER_METADATA,
+            "lib/helper-1.0.dist-info/entry_points.txt": HELPER_ENTRY_POINT,
         },
     )
 
@@ -157,7 +177,7 @@ def marshalled_code(repo: Path, fixed: str) -> None:
 # review), or a harness that never loads the code at all ("F->F": the bug is still there).
 # Packaging that registers a plugin works only if the change's build code runs, which it never
 # does before the verdict's run; metadata the tree holds on the import path is dropped before
-# pytest starts.
+# pytest starts, and pytest loads the entry points of no other metadata of the tree.
 ATTACKS: dict[str, tuple[Build, str]] = {
     "zip-on-the-package-path": (zip_on_the_package_path, "src/durations/compat.zip"),
     "finder-serving-a-blob": (finder_serving_a_blob, "sys.meta_path"),
@@ -170,6 +190,7 @@ ATTACKS: dict[str, tuple[Build, str]] = {
     "shadowing-symlink": (shadowing_symlink, "durations"),
     "packaging-entry-point": (packaging_entry_point, "F->F"),
     "metadata-entry-point": (metadata_entry_point, "F->F"),
+    "metadata-on-a-configured-path": (metadata_on_a_configured_path, "F->F"),
 }
 
 

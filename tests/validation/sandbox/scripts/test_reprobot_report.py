@@ -1,6 +1,7 @@
 """Reprobot's pytest plugin keeps assertion rewriting for a pytest plugin installed editable, as
 the project under test is: its own tests of what its plugin's asserts say pass as they would
-from a regular install (pytest-mock's introspection tests are such)."""
+from a regular install (pytest-mock's introspection tests are such); and it has pytest load the
+entry points of trusted metadata only."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from reprobot.validation.env.detect import detect_environment
 from reprobot.validation.env.env_image import ensure_environment
 from reprobot.validation.results.testrun import Outcome
 from reprobot.validation.runs.run import run_tests
+from reprobot.validation.sandbox.scripts.reprobot_report import TREE, trusted
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import make_repo
 
@@ -82,3 +84,32 @@ def test_an_editable_pytest_plugin_keeps_assertion_rewriting(
     assert run.outcomes == {
         "tests/test_plugin.py::test_the_plugin_assert_says_what_differs": Outcome.PASSED
     }, run.failures
+
+
+class _Dist:
+    def __init__(self, path: str | None) -> None:
+        if path is not None:
+            self._path = Path(path)
+
+
+@pytest.mark.parametrize(
+    ("path", "named", "loads"),
+    [
+        ("/usr/lib/python3/site-packages/pytest_cov-5.0.dist-info", (), True),
+        ("/work/.overlay/lib/python3.11/site-packages/tiny-1.0.dist-info", (), True),
+        (f"{TREE}/tiny.egg-info", (f"{TREE}/tiny.egg-info",), True),
+        # The tree's metadata the runner did not name, wherever the import path finds it.
+        (f"{TREE}/lib/helper-1.0.dist-info", (f"{TREE}/tiny.egg-info",), False),
+        (f"{TREE}/tiny.egg-info", (), False),
+        # A path relative to pytest's working folder, the tree's root.
+        ("helper.egg-info", (), False),
+        (None, (), False),
+    ],
+)
+def test_only_metadata_outside_the_tree_or_named_by_the_runner_loads(
+    path: str | None, named: tuple[str, ...], loads: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir("/")
+    if path == "helper.egg-info":
+        monkeypatch.setattr("os.getcwd", lambda: TREE)
+    assert trusted(_Dist(path), frozenset(named)) is loads

@@ -12,6 +12,14 @@ descriptor the runner handed it (``REPROBOT_REPORT_FD``), which nothing else of 
 
 The descriptor is taken out of the environment and is not inherited by the tests' subprocesses.
 
+pytest's start-up loads the plugins (``pytest11`` entry points) of the environment only: this
+plugin, loaded with ``-p`` before pytest loads installed plugins, has pytest load them from
+metadata outside the tree, or in the tree where the runner found it after putting back the
+image's build and any re-install of a trusted build (``trusted_metadata.json`` beside it). A
+tree's own ``*.dist-info`` or ``*.egg-info``, wherever the import path finds it, is never read,
+on any pytest: old ones read installed plugins through ``pkg_resources``, which also finds
+``*.egg`` folders and ``*.egg-link`` files.
+
 A pytest plugin installed editable (the project under test, when it is one) keeps pytest's
 assertion rewriting: an editable install that serves its modules through an import finder hides
 them from pytest's rewriting hook, so this plugin names them to pytest when it is imported,
@@ -49,6 +57,8 @@ def _out_of_reach() -> None:
 
 
 _out_of_reach()
+TREE = "/work/repo"
+TRUSTED_METADATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trusted_metadata.json")
 _channel: dict[str, Any] = {"fd": None}
 _xpassed: list[str] = []
 
@@ -90,6 +100,69 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     if not _channel.get("xdist_reported"):
         _channel["xdist_reported"] = True
         _send({"collected": [_node_id(i) for i in ids]})
+
+
+def _trusted_in_tree() -> frozenset[str]:
+    try:
+        with open(TRUSTED_METADATA, encoding="utf-8") as fh:
+            named = json.load(fh)
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(n for n in named if isinstance(n, str)) if isinstance(named, list) else frozenset()
+
+
+def trusted(dist: Any, in_tree: frozenset[str]) -> bool:
+    """Whether a distribution's entry points may load: its metadata lies outside the tree, or
+    is metadata of the tree the runner named."""
+    location = getattr(dist, "_path", None)
+    if location is None:
+        return False
+    path = os.path.abspath(str(location))
+    if path != TREE and not path.startswith(TREE + os.sep):
+        return True
+    return path in in_tree
+
+
+class _DistFacade:
+    """What pytest reads of a plugin's distribution (its header's ``plugins:`` line, the
+    ``required_plugins`` setting): pluggy's own facade, whose place differs by version."""
+
+    def __init__(self, dist: Any) -> None:
+        self._dist = dist
+
+    @property
+    def project_name(self) -> str:
+        return str(self._dist.metadata["name"])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._dist, name)
+
+
+def load_trusted_entry_points(pluginmanager: Any, group: str, name: Any = None) -> int:
+    """pluggy's ``load_setuptools_entrypoints``, reading only trusted distributions."""
+    in_tree = _trusted_in_tree()
+    count = 0
+    for dist in list(metadata.distributions()):
+        if not trusted(dist, in_tree):
+            continue
+        for ep in dist.entry_points:
+            if ep.group != group or (name is not None and ep.name != name):
+                continue
+            if pluginmanager.get_plugin(ep.name) or pluginmanager.is_blocked(ep.name):
+                continue
+            plugin = ep.load()
+            pluginmanager.register(plugin, name=ep.name)
+            pluginmanager._plugin_distinfo.append((plugin, _DistFacade(dist)))
+            count += 1
+    return count
+
+
+def pytest_addhooks(pluginmanager: Any) -> None:
+    # Called as this plugin is registered (``-p``), before pytest loads installed plugins.
+    def load(group: str, name: Any = None) -> int:
+        return load_trusted_entry_points(pluginmanager, group, name)
+
+    pluginmanager.load_setuptools_entrypoints = load
 
 
 def _editable(dist: Any) -> bool:

@@ -58,6 +58,9 @@ LOG_HEAD = 20000
 LOG_TAIL = 180000
 PYTEST_USAGE_ERROR = 4
 REPORT_FD_VAR = "REPROBOT_REPORT_FD"
+METADATA = (".egg-info", ".dist-info")
+# Beside the report plugin: the tree's metadata whose entry points it loads (trust_tree_metadata).
+TRUSTED_METADATA = "trusted_metadata.json"
 # What the report channel may hold at most: collected ids and a JUnit report.
 REPORT_MAX = 64 * 1024 * 1024
 RESULT_FILES = ("coverage.json", "contexts.json")
@@ -295,19 +298,54 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
     return results
 
 
-def drop_tree_metadata(env: dict[str, str]) -> None:
-    """Remove the package metadata folders (``*.egg-info``, ``*.dist-info``) the tree itself
-    holds at its root and in ``src/``, the folders on the import path when pytest loads its
-    plugins: entry points there would load code as a pytest plugin. Only the metadata the
-    environment's own build made (the image's, or a re-install's) is read."""
-    for folder in (REPO, os.path.join(REPO, "src")):
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        found = [os.path.join(folder, n) for n in names if n.endswith((".egg-info", ".dist-info"))]
-        if found:
-            as_sandbox_user(["rm", "-rf", "--"] + found, env, 120)
+def tree_metadata() -> list[str]:
+    """Every package metadata folder or file (``*.egg-info``, ``*.dist-info``) the tree holds,
+    anywhere but in ``.git``."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(REPO):
+        if folder == REPO:
+            dirs[:] = [d for d in dirs if d != ".git"]
+        found += [os.path.join(folder, n) for n in dirs + files if n.endswith(METADATA)]
+        dirs[:] = [d for d in dirs if not d.endswith(METADATA)]
+    return sorted(found)
+
+
+def build_metadata(build: str, env: dict[str, str]) -> list[str]:
+    """The metadata folders of the image's build artifacts (wherever the build wrote them, as in
+    a ``package_dir`` an editable install names), as paths in the tree."""
+    code, out = as_sandbox_user(["tar", "-t", "-f", build], env, 120)
+    if code != 0:
+        return []
+    found: set[str] = set()
+    for member in out.decode("utf-8", "surrogateescape").splitlines():
+        parts = member.lstrip("./").split("/")
+        for i, part in enumerate(parts):
+            if part.endswith(METADATA):
+                found.add(os.path.join(REPO, *parts[: i + 1]))
+                break
+    return sorted(found)
+
+
+def drop_tree_metadata(env: dict[str, str], also: list[str] | None = None) -> None:
+    """Remove the package metadata the tree itself holds at its root and in ``src/``, the
+    folders on the import path when pytest loads its plugins, and in the folders of ``also``
+    (the image's, which come back whole): entry points there would load code as a pytest
+    plugin. Only the metadata the environment's own build made (the image's, or a
+    re-install's) is read."""
+    found = [p for p in tree_metadata() if os.path.dirname(p) in (REPO, os.path.join(REPO, "src"))]
+    found += [p for p in also or [] if os.path.lexists(p) and p not in found]
+    for start in range(0, len(found), 200):
+        as_sandbox_user(["rm", "-rf", "--"] + found[start:start + 200], env, 120)
+
+
+def trust_tree_metadata(trusted: list[str]) -> None:
+    """Name the tree's metadata whose entry points pytest may load, in a file beside the report
+    plugin that the tests cannot write: what the image's build or a re-install of a trusted
+    build made; no other metadata of the tree, wherever the import path finds it."""
+    path = os.path.join(PLUGIN_DIR, TRUSTED_METADATA)
+    with open(path, "w") as fh:
+        json.dump(sorted(set(trusted)), fh)
+    os.chmod(path, 0o644)
 
 
 def reinstall(env: dict[str, str]) -> dict[str, object]:
@@ -588,6 +626,7 @@ def main() -> None:
         as_sandbox_user(["cp", "-a", HOME_SEED + "/.", HOME], env, 300, cwd=WORK)
     build = "/opt/reprobot/repo-build.tar"
     restore = not job.get("reinstall") and os.path.exists(build)
+    image_metadata = build_metadata(build, env) if restore else []
     drop_tree_metadata(env)
     if restore:
         # The image's build artifacts (egg-info, generated version files) go back next to the
@@ -595,7 +634,7 @@ def main() -> None:
         as_sandbox_user(["tar", "-x", "-f", build, "-C", REPO], env, 120)
     patches = apply_patches(job["patches"], env)
     # What a patch wrote into package metadata is dropped too; the image's comes back.
-    drop_tree_metadata(env)
+    drop_tree_metadata(env, image_metadata)
     if restore:
         as_sandbox_user(["tar", "-x", "-f", build, "-C", REPO, "--wildcards", "--no-anchored",
                          "*.egg-info/*", "*.dist-info/*"], env, 120)
@@ -607,8 +646,12 @@ def main() -> None:
     oom_before = oom_kills()
     if status["patches_applied"]:
         install: dict[str, object] = {"ok": True, "mode": "image"}
+        trusted = [p for p in tree_metadata() if os.path.dirname(p) in (REPO, os.path.join(REPO, "src"))]
+        trusted += image_metadata
         if job.get("reinstall"):
+            before = set(tree_metadata())
             install = reinstall(env)
+            trusted += [p for p in tree_metadata() if p not in before]
             # The tree's build code ran as the sandbox user: nothing it started may live on
             # into the test run.
             kill_sandbox_user()
@@ -623,6 +666,7 @@ def main() -> None:
                 with open(rcfile, "w") as fh:
                     fh.write(coverage_rc(contexts, job.get("coverage_files") or None))
             selection = list(job.get("selection", []))
+            trust_tree_metadata(trusted)
             if is_pytest(words):
                 argv = pytest_argv(words, rcfile)
                 report, code, mode = run_pytest(argv, selection, env, float(job["timeout_s"]))
