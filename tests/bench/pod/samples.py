@@ -1,4 +1,4 @@
-"""Judgements shared by the fix-filter tests: hand-made ones, and random ones from a seed."""
+"""Filter calls shared by the fix-filter tests: hand-made ones, and random ones from a seed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 from reprobot.bench.pod.classification import FilterCall
 
 
-def judgements(cluster: str, issue: str, pairs: list[tuple[bool, bool]]) -> list[FilterCall]:
-    """Judgements from (predicted, actual) pairs."""
+def filter_calls(cluster: str, issue: str, pairs: list[tuple[bool, bool]]) -> list[FilterCall]:
+    """Filter calls from (predicted, actual) pairs."""
     return [FilterCall(cluster, issue, predicted, actual) for predicted, actual in pairs]
 
 
@@ -19,17 +19,17 @@ def effort_sample() -> list[FilterCall]:
     c_issue = [(True, False), (False, False)]  # no correct patch
     # Issues listed out of order, split over two systems each, to check grouping and sorting.
     return (
-        judgements("sys1|b", "b", b_issue[:4])
-        + judgements("sys1|c", "c", c_issue)
-        + judgements("sys1|a", "a", a_issue[:5])
-        + judgements("sys2|b", "b", b_issue[4:])
-        + judgements("sys2|a", "a", a_issue[5:])
+        filter_calls("sys1|b", "b", b_issue[:4])
+        + filter_calls("sys1|c", "c", c_issue)
+        + filter_calls("sys1|a", "a", a_issue[:5])
+        + filter_calls("sys2|b", "b", b_issue[4:])
+        + filter_calls("sys2|a", "a", a_issue[5:])
     )
 
 
 def bootstrap_sample() -> list[FilterCall]:
     rng = random.Random(42)
-    judgements: list[FilterCall] = []
+    filter_calls: list[FilterCall] = []
     for system in range(4):
         for issue in range(8):
             name = f"issue-{issue}"
@@ -37,5 +37,5 @@ def bootstrap_sample() -> list[FilterCall]:
                 actual = rng.random() < 0.4
                 # A filter that is right about 75 % of the time.
                 predicted = actual if rng.random() < 0.75 else not actual
-                judgements.append(FilterCall(f"sys{system}|{name}", name, predicted, actual))
-    return judgements
+                filter_calls.append(FilterCall(f"sys{system}|{name}", name, predicted, actual))
+    return filter_calls

@@ -9,7 +9,7 @@ import pytest
 
 from reprobot.bench.pod.bootstrap import cluster_bootstrap, cluster_bootstrap_samples, quantile
 from reprobot.bench.pod.classification import METRIC_NAMES, confusion
-from tests.bench.pod.samples import bootstrap_sample, judgements
+from tests.bench.pod.samples import bootstrap_sample, filter_calls
 
 
 def test_quantile_matches_numpy_linear() -> None:
@@ -40,27 +40,27 @@ def test_bootstrap_interval_contains_point_estimate() -> None:
 
 
 def test_bootstrap_of_a_perfect_filter() -> None:
-    sample = judgements("s1|i1", "i1", [(True, True), (False, False)])
-    sample += judgements("s2|i2", "i2", [(True, True), (True, True), (False, False)])
+    sample = filter_calls("s1|i1", "i1", [(True, True), (False, False)])
+    sample += filter_calls("s2|i2", "i2", [(True, True), (True, True), (False, False)])
     lower, upper = cluster_bootstrap(sample, resamples=200)["accuracy"]
     # Only fp = fn = 0 → ε, so accuracy is 1 − O(1e-13), not exactly 1.
     assert lower == pytest.approx(1.0, abs=1e-9)
     assert upper == pytest.approx(1.0, abs=1e-9)
 
 
-def test_bootstrap_resamples_clusters_notjudgements() -> None:
+def test_bootstrap_resamples_clusters_not_filter_calls() -> None:
     # Two internally homogeneous clusters: "good" right on all 3 patches, "bad" wrong on all 3.
     # Drawing 2 clusters gives good+good (accuracy 1), good+bad (1/2) or bad+bad (0). Resampling
-    # the 6 judgements one by one would give accuracies k/6 for k = 0..6 instead.
-    sample = judgements("good|i", "i", [(True, True), (False, False), (True, True)])
-    sample += judgements("bad|j", "j", [(True, False), (False, True), (True, False)])
+    # the 6 filter calls one by one would give accuracies k/6 for k = 0..6 instead.
+    sample = filter_calls("good|i", "i", [(True, True), (False, False), (True, True)])
+    sample += filter_calls("bad|j", "j", [(True, False), (False, True), (True, False)])
     accuracies = cluster_bootstrap_samples(sample, resamples=500, seed=3)["accuracy"]
     assert len(accuracies) == 500
     assert {round(a, 9) for a in accuracies} == {0.0, 0.5, 1.0}
 
 
 def test_bootstrap_rejects_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="no judgements"):
+    with pytest.raises(ValueError, match="no filter calls"):
         cluster_bootstrap([])
     with pytest.raises(ValueError, match="level"):
         cluster_bootstrap(bootstrap_sample(), level=1.0)

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from reprobot.bench.pod.classification import METRIC_NAMES, Confusion, confusion
-from tests.bench.pod.samples import judgements
+from tests.bench.pod.samples import filter_calls
 
 
 def test_metrics_of_a_plain_confusion() -> None:
@@ -66,8 +66,8 @@ def test_negative_cell_is_rejected() -> None:
         Confusion(tp=-1, fp=0, tn=0, fn=0)
 
 
-def test_confusion_counts_judgements() -> None:
-    made = judgements(
+def test_confusion_counts_filter_calls() -> None:
+    made = filter_calls(
         "s|i", "i", [(True, True), (True, True), (True, False), (False, False), (False, True)]
     )
     assert confusion(made) == Confusion(tp=2, fp=1, tn=1, fn=1)

@@ -1,10 +1,11 @@
-"""What a page document says of the environment: when its packages really resolved."""
+"""What a page document says of the environment (when its packages really resolved) and of the
+drafts a reproduction tried."""
 
 from __future__ import annotations
 
 import pytest
 
-from reprobot.bot.pages.documents import environment_view, packages_moment
+from reprobot.bot.pages.documents import TriedDraft, environment_view, packages_moment
 from reprobot.validation import EnvImage
 from reprobot.validation.env.envspec import EnvSpec
 
@@ -47,3 +48,10 @@ def test_the_environment_view_shows_the_real_moment() -> None:
     assert (view.as_of, view.as_of_why) == ("2026-11-27T10:00:00Z", NEWEST)
     # What every run pinned, so that a reader can run the tests as they ran.
     assert view.pinned == "PYTHONHASHSEED=0, TZ=UTC, LC_ALL=C.UTF-8"
+
+
+def test_a_tried_draft_says_outcome_and_pages_stored_under_the_old_key_still_read() -> None:
+    new = TriedDraft(method="issue-code", outcome="passes", summary="every test passes on R")
+    assert new.model_dump()["outcome"] == "passes" and "verdict" not in new.model_dump()
+    stored = {"method": "issue-code", "verdict": "passes", "summary": "every test passes on R"}
+    assert TriedDraft.model_validate(stored) == new

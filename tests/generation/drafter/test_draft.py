@@ -280,8 +280,8 @@ def test_drafts_fail_on_r_for_the_issues_reason(
     assert outcomes["tests/test_calc.py::test_mean_of_integers"] == "passed"
     for report, out, d in drafted:
         test_run = TestRun(outcomes=outcomes, failures=failures)
-        judgement = judge_run(test_run, d.test_files, issue_reason(report, out.wrong_values))
-        assert judgement.outcome is DraftOutcome.REPRODUCES, (d.method, judgement)
+        judged = judge_run(test_run, d.test_files, issue_reason(report, out.wrong_values))
+        assert judged.outcome is DraftOutcome.REPRODUCES, (d.method, judged)
 
 
 def test_a_code_block_and_a_value_stated_after_it_give_an_expected_draft(

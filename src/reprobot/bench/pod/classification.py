@@ -5,7 +5,7 @@ A *fix filter* reads candidate bug-fix patches and calls each one correct (accep
 Detection Techniques", it is judged as a binary classifier (here) and against two baselines:
 random selection (``inspection``) and the weighted-probability classifier (``wpc``); its metrics
 get cluster-bootstrap intervals (``bootstrap``). Everything in these modules is a pure function of
-the judgements; nothing reads or writes files.
+the filter calls; nothing reads or writes files.
 
 Definitions (these are what the report cites):
 
@@ -72,7 +72,7 @@ class Confusion:
 
     @property
     def total(self) -> float:
-        """The number of judgements (the sum of the raw cells, without the zero replacement)."""
+        """The number of filter calls (the sum of the raw cells, without the zero replacement)."""
         return self.tp + self.fp + self.tn + self.fn
 
     @property
@@ -131,19 +131,19 @@ class FilterCall:
     weak: bool = False
 
 
-def confusion_of(judgement: FilterCall) -> Confusion:
-    """The confusion matrix of one judgement: one cell is 1, the others 0."""
+def confusion_of(filter_call: FilterCall) -> Confusion:
+    """The confusion matrix of one filter call: one cell is 1, the others 0."""
     return Confusion(
-        tp=float(judgement.predicted and judgement.actual),
-        fp=float(judgement.predicted and not judgement.actual),
-        tn=float(not judgement.predicted and not judgement.actual),
-        fn=float(not judgement.predicted and judgement.actual),
+        tp=float(filter_call.predicted and filter_call.actual),
+        fp=float(filter_call.predicted and not filter_call.actual),
+        tn=float(not filter_call.predicted and not filter_call.actual),
+        fn=float(not filter_call.predicted and filter_call.actual),
     )
 
 
-def confusion(judgements: Iterable[FilterCall]) -> Confusion:
-    """The confusion matrix of the judgements (all zero when there are none)."""
+def confusion(filter_calls: Iterable[FilterCall]) -> Confusion:
+    """The confusion matrix of the filter calls (all zero when there are none)."""
     total = Confusion(0.0, 0.0, 0.0, 0.0)
-    for judgement in judgements:
-        total += confusion_of(judgement)
+    for filter_call in filter_calls:
+        total += confusion_of(filter_call)
     return total

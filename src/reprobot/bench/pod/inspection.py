@@ -180,11 +180,11 @@ class IssueEffort:
         return "same" if ours == theirs else "worse"
 
 
-def issue_effort(judgements: Sequence[FilterCall]) -> list[IssueEffort]:
-    """One ``IssueEffort`` per issue (one judgement per candidate patch), sorted by issue id."""
+def issue_effort(filter_calls: Sequence[FilterCall]) -> list[IssueEffort]:
+    """One ``IssueEffort`` per issue (one filter call per candidate patch), sorted by issue id."""
     by_issue: dict[str, list[FilterCall]] = defaultdict(list)
-    for judgement in judgements:
-        by_issue[judgement.issue].append(judgement)
+    for filter_call in filter_calls:
+        by_issue[filter_call.issue].append(filter_call)
     rows = []
     for issue in sorted(by_issue):
         group = by_issue[issue]

@@ -37,7 +37,7 @@ class CandidateCall:
 @dataclass(frozen=True)
 class PodReport:
     calls: tuple[CandidateCall, ...]
-    judgements: tuple[FilterCall, ...]
+    filter_calls: tuple[FilterCall, ...]
     metrics: dict[str, float]
     intervals: dict[str, tuple[float, float]]
     matrix: dict[str, float]
@@ -94,7 +94,7 @@ def build(
                 call.weak,
             )
         )
-    judgements = tuple(
+    filter_calls = tuple(
         FilterCall(
             cluster=f"{call.system}|{call.instance_id}",
             issue=call.instance_id,
@@ -105,17 +105,17 @@ def build(
         for call in calls
         if call.called_correct is not None
     )
-    matrix = confusion(judgements)
+    matrix = confusion(filter_calls)
     positives = matrix.tp + matrix.fn
     negatives = matrix.tn + matrix.fp
     metrics = matrix.metrics()
     return PodReport(
         calls=tuple(calls),
-        judgements=judgements,
+        filter_calls=filter_calls,
         metrics=metrics,
-        intervals=cluster_bootstrap(judgements, resamples=resamples) if judgements else {},
+        intervals=cluster_bootstrap(filter_calls, resamples=resamples) if filter_calls else {},
         matrix={"tp": matrix.tp, "fp": matrix.fp, "tn": matrix.tn, "fn": matrix.fn},
-        effort=tuple(issue_effort(judgements)),
+        effort=tuple(issue_effort(filter_calls)),
         envelope=wpc_envelope(positives, negatives) if positives and negatives else [],
         equivalent_p={
             m: wpc_equivalent_p(metrics[m], m, positives, negatives)
@@ -224,7 +224,7 @@ def markdown(header: Provenance, report: PodReport, timing: Timing, peak_mb: flo
         lines.append(f"- `{c.key}`: called {verdict}, labelled {labelled}: {c.reason}")
     dropped = {i: d for i, d in report.dropped.items() if d}
     if dropped:
-        lines += ["", "## Test ids left out of the judgement", ""]
+        lines += ["", "## Test ids left out of the grading", ""]
         for instance_id, ids in sorted(dropped.items()):
             for test_id, why in sorted(ids.items()):
                 lines.append(f"- {instance_id}: `{test_id}`: {why}")

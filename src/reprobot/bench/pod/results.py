@@ -20,7 +20,7 @@ class ReferenceResult:
     before: Mapping[str, str]
     # Each run's summary: "R", then "R-guard" and "RX" when they ran.
     runs: Mapping[str, RunSummary]
-    # Golden ids left out of the judgement, with why.
+    # Golden ids left out of the grading, with why.
     dropped: Mapping[str, str]
     # Predicted tests only: what each test checks (test id to oracle kind).
     oracles: Mapping[str, str] | None = None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from reprobot.bot.pages.diff_view import DiffFile, diff_files
 from reprobot.bot.render.markdown import trim
@@ -120,7 +120,8 @@ class VerdictPage(_Frozen):
 
 class TriedDraft(_Frozen):
     method: str
-    verdict: str
+    # The draft's outcome on R; pages stored before it had this name say "verdict".
+    outcome: str = Field(validation_alias=AliasChoices("outcome", "verdict"))
     summary: str
 
 
@@ -347,7 +348,7 @@ def reproduction_page(
         tests_diff=tests_diff,
         tests_files=diff_files(tests_diff) if tests_diff else (),
         tried=tuple(
-            TriedDraft(method=clean(m, 200), verdict=clean(v, 200), summary=clean(w, 4_000))
+            TriedDraft(method=clean(m, 200), outcome=clean(v, 200), summary=clean(w, 4_000))
             for m, v, w in tried
         ),
         config_errors=tuple(clean(e, 2_000) for e in config_errors),

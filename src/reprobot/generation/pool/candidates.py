@@ -17,7 +17,7 @@ import docker
 import structlog
 
 from reprobot.generation.drafts import Draft, DraftOutcome, Feedback, RunDraft
-from reprobot.generation.pool.failure_match import IssueReason, RunJudgement, judge_run
+from reprobot.generation.pool.failure_match import IssueReason, JudgedRun, judge_run
 from reprobot.progress import SILENT, Progress, elapsed
 from reprobot.validation import (
     HASH_SEED,
@@ -131,16 +131,16 @@ class Validator:
         return run
 
     def _judge(self, draft: Draft, run: TestRun) -> Candidate:
-        judgement: RunJudgement = judge_run(run, draft.test_files, self.reason)
+        judged: JudgedRun = judge_run(run, draft.test_files, self.reason)
         return Candidate(
             draft,
-            judgement.outcome,
-            judgement.reason,
-            judgement.failing_tests,
-            judgement.relevance,
-            judgement.excerpt,
+            judged.outcome,
+            judged.reason,
+            judged.failing_tests,
+            judged.relevance,
+            judged.excerpt,
             _detail(run, draft.test_files),
-            self._oracle(draft, judgement.failing_tests),
+            self._oracle(draft, judged.failing_tests),
         )
 
     def _oracle(self, draft: Draft, failing: Sequence[str]) -> Oracle | None:

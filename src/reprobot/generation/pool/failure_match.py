@@ -202,7 +202,7 @@ def _squash(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class RunJudgement:
+class JudgedRun:
     outcome: DraftOutcome
     reason: str
     failing_tests: tuple[str, ...]
@@ -306,12 +306,12 @@ def judge_test(
     return DraftOutcome.UNRELATED, f"fails with {summary or 'an error'}, but {shown}", 0.0
 
 
-def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> RunJudgement:
+def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> JudgedRun:
     """What a draft's run on R says of it: the tests of ``test_files`` are the draft's."""
     # Only the sandbox's own word says a patch did not apply: a run that died before it
     # reported (its deadline, a crash) said nothing of its patches, and is an error.
     if any(not p.applied for p in run.patches):
-        return RunJudgement(
+        return JudgedRun(
             DraftOutcome.NOT_APPLIED, "the test patch does not apply to R", (), 0.0, ""
         )
     if run.error or not run.install_ok or run.limits_hit or not run.patches_applied:
@@ -322,7 +322,7 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> R
             if not run.install_ok
             else "the sandbox did not say whether the test patch applied"
         )
-        return RunJudgement(
+        return JudgedRun(
             DraftOutcome.ERROR, f"the sandbox run failed: {what}", (), 0.0, run.log_excerpt[-500:]
         )
     own = {
@@ -331,12 +331,12 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> R
         if test_id.split("::", 1)[0] in test_files
     }
     if not own:
-        return RunJudgement(
+        return JudgedRun(
             DraftOutcome.BROKEN, "pytest collected no test from the draft", (), 0.0, ""
         )
     failed = {t: o for t, o in own.items() if o in (Outcome.FAILED, Outcome.ERROR)}
     if not failed:
-        return RunJudgement(DraftOutcome.PASSES, "every test of the draft passes on R", (), 0.0, "")
+        return JudgedRun(DraftOutcome.PASSES, "every test of the draft passes on R", (), 0.0, "")
     best: tuple[float, str, str] | None = None
     reproducing: list[str] = []
     worst: tuple[DraftOutcome, str, str] | None = None
@@ -350,9 +350,9 @@ def judge_run(run: TestRun, test_files: Sequence[str], reason: IssueReason) -> R
         elif worst is None or outcome is DraftOutcome.BROKEN:
             worst = (outcome, f"{test_id}: {why}", _excerpt(failure))
     if best is not None:
-        return RunJudgement(DraftOutcome.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
+        return JudgedRun(DraftOutcome.REPRODUCES, best[1], tuple(reproducing), best[0], best[2])
     assert worst is not None
-    return RunJudgement(worst[0], worst[1], (), 0.0, worst[2])
+    return JudgedRun(worst[0], worst[1], (), 0.0, worst[2])
 
 
 def _excerpt(failure: Failure) -> str:
