@@ -21,8 +21,8 @@ TAIL = [
     "-o",
     "junit_family=xunit1",
     "--tb=short",
-    "-p",
-    "no:cacheprovider",
+    "-o",
+    "cache_dir=/work/out/pytest-cache",
     "--continue-on-collection-errors",
     "-p",
     runner.PLUGIN_MODULE,
@@ -154,6 +154,14 @@ def test_pytest_argv_ours_come_last() -> None:
     argv = runner.pytest_argv(["pytest", "--tb=no", "-o", "junit_family=xunit2"], None)
     assert argv.index("--tb=short") > argv.index("--tb=no")
     assert argv.index("junit_family=xunit1") > argv.index("junit_family=xunit2")
+
+
+def test_pytest_cache_lives_outside_the_tree_unless_the_command_turns_it_off() -> None:
+    argv = runner.pytest_argv(["pytest"], None)
+    assert "cache_dir=/work/out/pytest-cache" in argv and "no:cacheprovider" not in argv
+    # The benchmark's commands (SWE-bench's harness) turn the cache off: no setting for it then.
+    argv = runner.pytest_argv(["pytest", "-p", "no:cacheprovider"], None)
+    assert not any(a.startswith("cache_dir=") for a in argv)
 
 
 def test_pytest_argv_does_not_change_its_input() -> None:

@@ -478,9 +478,13 @@ def pytest_argv(words: list[str], coverage_rcfile: str | None) -> list[str]:
         head = [sys.executable, "-m", "pytest"]
     # Later options win in pytest's parser, so these override the project's --tb=no and family.
     # One module that fails to import must not hide the outcomes of all the others.
-    extra = ["--junitxml=" + os.path.join(OUT, "junit.xml"), "-o", "junit_family=xunit1", "--tb=short",
-             "-p", "no:cacheprovider", "--continue-on-collection-errors", "-p", PLUGIN_MODULE]
-    return head + rest + extra
+    extra = ["--junitxml=" + os.path.join(OUT, "junit.xml"), "-o", "junit_family=xunit1", "--tb=short"]
+    if "no:cacheprovider" not in rest:
+        # pytest's cache in a fresh folder outside the tree: a cache the tree holds (its last
+        # failures) is never read, nothing is written into the tree, and plugins that keep
+        # their state there (pytest-memray's memory limits) still find a cache.
+        extra += ["-o", "cache_dir=" + os.path.join(OUT, "pytest-cache")]
+    return head + rest + extra + ["--continue-on-collection-errors", "-p", PLUGIN_MODULE]
 
 
 def coverage_json(env: dict[str, str], rcfile: str, contexts: bool) -> bool:
