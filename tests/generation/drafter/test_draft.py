@@ -126,7 +126,7 @@ def test_a_stated_expected_return(repo: Path, snapshot: RepoSnapshot) -> None:
     text = module_of(d)
     compile(text, d.test_files[0], "exec")
     assert "from calc import mean\n" in text
-    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5), " in text
+    assert "    result = mean([1, 2])\n    assert result == pytest.approx(1.5)\n" in text
     assert d.test_files[0].startswith("tests/")
     assert_applies(repo, d)
 

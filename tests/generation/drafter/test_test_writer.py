@@ -18,6 +18,7 @@ from reprobot.generation.drafter.test_writer import (
     module_text,
     needed_imports,
     needs_pytest,
+    plain_asserts,
     slug,
 )
 
@@ -334,3 +335,29 @@ def test_the_message_gone_fails_on_the_message_and_passes_on_another_or_none() -
     assert assert_message_gone("a = 1\nif a:\n    b = 2", message).startswith(
         "try:\n    a = 1\n    if a:\n        b = 2\nexcept Exception as _raised:\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "plain"),
+    [
+        (assert_expected("f(1)", "2.5"), "result = f(1)\nassert result == pytest.approx(2.5)"),
+        (assert_expected("f(1)", "None"), "result = f(1)\nassert result is None"),
+        (
+            assert_not_shown("f(2)", "[3, 1]"),
+            "result = f(2)\nassert '[3, 1]' not in (str(result), repr(result))",
+        ),
+        (
+            assert_message_gone("f(3)", "bad"),
+            "try:\n    f(3)\nexcept Exception as _raised:\n    assert 'bad' not in str(_raised)",
+        ),
+        # The reporter's own assertions keep their messages; a body that does not parse stays.
+        ("assert ok, 'expected it to work'", "assert ok, 'expected it to work'"),
+        ("assert total == 3, 'sum: ' + repr(total)", "assert total == 3, 'sum: ' + repr(total)"),
+        (
+            "def broken(:\n    assert x, 'expected ' + 'y'",
+            "def broken(:\n    assert x, 'expected ' + 'y'",
+        ),
+    ],
+)
+def test_a_test_pytest_runs_carries_no_message_of_ours(body: str, plain: str) -> None:
+    assert plain_asserts(body) == plain

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.pool.failure_match import (
+    ISSUES_WRONG_VALUE,
+    NOT_THE_EXPECTED_VALUE,
     IssueReason,
     issue_reason,
     judge_run,
@@ -514,3 +518,72 @@ def test_run_only_the_drafts_own_test_files_count() -> None:
     result = judge_run(run({existing: Outcome.FAILED}, failures), [DRAFT], RAISING)
     assert result.outcome is DraftOutcome.BROKEN
     assert "collected no test" in result.reason
+
+
+def _plain_failure(test_line: str, report: str) -> str:
+    # pytest's report of a rewritten assertion without a message, as JUnit carries it.
+    lines = report.split("\n")
+    return "\n".join(
+        [
+            lines[0],
+            "def test_mean():",
+            "        result = mean([1, 2])",
+            f">       {test_line}",
+            *(f"E       {line}" for line in lines),
+            "",
+            "tests/test_mean.py:5: AssertionError",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("test_line", "report", "wrong", "expected", "why"),
+    [
+        # Numbers with a tolerance: the obtained side, and pytest's Obtained/Expected lines.
+        (
+            "assert result == pytest.approx(1.5)",
+            "assert 1 == 1.5 ± 1.5e-06\n\ncomparison failed\nObtained: 1\nExpected: 1.5 ± 1.5e-06",
+            "1",
+            "",
+            ISSUES_WRONG_VALUE,
+        ),
+        ("assert result == 2", "assert 1 == 2", "", "2", NOT_THE_EXPECTED_VALUE),
+        ("assert result is None", "assert 1 is None", "1", "", ISSUES_WRONG_VALUE),
+        # A printed form the issue expects: the expected side is tested for membership.
+        (
+            "assert 'x + 1' in (str(result), repr(result))",
+            "assert 'x + 1' in ('x', \"'x'\")",
+            "",
+            "x + 1",
+            NOT_THE_EXPECTED_VALUE,
+        ),
+        # The value the issue calls wrong, still printed.
+        (
+            "assert '1' not in (str(result), repr(result))",
+            "assert '1' not in ('1', '1')",
+            "1",
+            "",
+            ISSUES_WRONG_VALUE,
+        ),
+    ],
+)
+def test_a_plain_assertion_shows_its_sides_in_pytests_report(
+    test_line: str, report: str, wrong: str, expected: str, why: str
+) -> None:
+    """Drafted pytest tests carry no message: pytest's report of the rewritten assertion shows
+    the value obtained and the one expected, and a short value counts only on its side."""
+    statement = f"`mean([1, 2])` gives `{wrong or 'a wrong value'}`" + (
+        f", it should give `{expected}`." if expected else "."
+    )
+    reason = replace(
+        reason_of("mean is wrong", statement, (wrong,) if wrong else ()),
+        expected_values=(expected,) if expected else (),
+    )
+    detail = _plain_failure(test_line, report)
+    verdict, said, _ = judge_test(parse_failure(detail), reason, ["tests/test_mean.py"])
+    assert verdict is DraftOutcome.REPRODUCES and said == why
+    # The same report names neither side when the issue's values are other ones.
+    other = replace(reason, wrong_values=("7",), expected_values=("8",), text_words=frozenset())
+    assert judge_test(parse_failure(detail), other, ["tests/test_mean.py"])[0] is not (
+        DraftOutcome.REPRODUCES
+    )

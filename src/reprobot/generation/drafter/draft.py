@@ -71,6 +71,7 @@ from reprobot.generation.drafter.test_style import (
 from reprobot.generation.drafter.test_writer import (
     module_text,
     needed_imports,
+    plain_asserts,
     slug,
 )
 from reprobot.generation.drafter.variants import builders
@@ -244,7 +245,9 @@ def draft_from_issue(
         helpers = needed_imports(body)
         provided: tuple[str, ...] = ("tmp_path",)
         models: list[str] = []
-        if not style.is_pytest:
+        if style.is_pytest:
+            body = plain_asserts(body)
+        else:
             body = unittest_body(body, source.wants_tmp_path, style)
             temporary = TMP_PATH_IMPORTS if source.wants_tmp_path else ()
             helpers = [style.base_import, *temporary, *needed_imports(body)]

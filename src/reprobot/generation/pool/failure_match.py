@@ -124,14 +124,37 @@ def issue_reason(issue: IssueReport, wrong_values: Sequence[str] = ()) -> IssueR
     )
 
 
+# How pytest reports a rewritten assertion, by the side a value stands on: the value obtained
+# ("got") left of the comparison, first in the tuple of printed forms, or after "Obtained:"
+# (``approx``); the one expected right of it, tested for membership, or after "Expected:".
+_SIDES = {
+    "got": (
+        r"\bassert (?:not )?Q{v}Q (?:==|!=|is|not in) ",
+        r"\bin \(Q{v}Q, ",
+        r"^\s*(?:E\s+)?Obtained: Q{v}Q\s*$",
+    ),
+    "expected": (
+        r" (?:==|is) Q{v}Q(?![\w.])",
+        r"\bassert Q{v}Q in \(",
+        r"^\s*(?:E\s+)?Expected: Q{v}Q(?: ±|\s*$)",
+    ),
+}
+
+
 def _reports_value(text: str, lead: str, value: str) -> bool:
-    """Whether an assertion message says ``lead`` and then ``value`` ("expected 2.5, got 3"):
-    a short value such as "3" counts only there, never anywhere in the text."""
+    """Whether a failed assertion shows ``value`` as the value it got (``lead`` "got") or the one
+    it expected ("expected"): in a message that says so ("expected 2.5, got 3", the unittest
+    family's), or where pytest's report of the rewritten assertion puts that side
+    (``assert 3 == 2.5``). A short value such as "3" counts only there, never anywhere in the
+    text."""
     value = value.strip()
     if not value or len(value) > 300:
         return False
-    pattern = rf"\b{lead}\s*'?{re.escape(value)}'?(?![\w.])"
-    return re.search(pattern, text) is not None
+    escaped = re.escape(value)
+    if re.search(rf"\b{lead}\s*'?{escaped}'?(?![\w.])", text):
+        return True
+    quoted = [form.replace("Q{v}Q", rf"['\"]?{escaped}['\"]?") for form in _SIDES[lead]]
+    return any(re.search(form, text, re.MULTILINE) for form in quoted)
 
 
 @dataclass(frozen=True)
@@ -280,8 +303,9 @@ def judge_test(
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
             return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
-        # Reprobot's own assertions say "expected X, got Y": X the issue's expected value, or Y
-        # the wrong value it reports, however short.
+        # Reprobot's own assertions show "expected X, got Y" (pytest's report of the rewritten
+        # assertion, or their message): X the issue's expected value, or Y the wrong value it
+        # reports, however short.
         if any(_reports_value(failure.text, "got", v) for v in reason.wrong_values):
             return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
         if any(_reports_value(failure.text, "expected", v) for v in reason.expected_values):
