@@ -239,16 +239,17 @@ def plain_asserts(body: str) -> str:
     except SyntaxError:
         return body
     lines = [line.encode() for line in body.split("\n")]
-    cuts = []
+    cuts: list[tuple[int, int, int]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assert) or node.msg is None:
             continue
         lead = _leading_text(node.msg)
         if lead is None or not (lead == "expected " or lead.startswith(_MESSAGE_LEADS)):
             continue
-        if node.test.end_lineno != node.msg.end_lineno or node.test.end_col_offset is None:
+        row, start, end = node.msg.end_lineno, node.test.end_col_offset, node.msg.end_col_offset
+        if row is None or start is None or end is None or node.test.end_lineno != row:
             continue
-        cuts.append((node.msg.end_lineno, node.test.end_col_offset, node.msg.end_col_offset))
+        cuts.append((row, start, end))
     for row, start, end in sorted(cuts, reverse=True):
         line = lines[row - 1]
         lines[row - 1] = line[:start] + line[end:]
