@@ -5,6 +5,7 @@ What the layers above use of it is exported here, and they import it from here o
 
 from __future__ import annotations
 
+from reprobot.generation.drafter.test_writer import generated_messages
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.llm.setup import bind_llm_drafter
@@ -20,6 +21,7 @@ __all__ = [
     "Reproduction",
     "bind_llm_drafter",
     "confidence_of_records",
+    "generated_messages",
     "parse_issue",
     "read_issue",
     "reproduce",

@@ -4,6 +4,7 @@ same record, generation's candidate records kept as they are) and the drafting t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from reprobot.bench.data.instances import Instance
 from reprobot.bench.run.executor import Done, Failed, UnitResult
@@ -87,3 +88,29 @@ def test_the_drafting_table_and_predictions_leave_an_errored_instance_out() -> N
     assert "| a__b-2 | error: SandboxError: no image | | | | |" in text
     assert "| **total** | 1 of 2 | | | 3 | 12.2 (mean 12.2) |" in text
     assert list(predictions_from(results)) == ["a__b-1"]
+
+
+def _new_module(path: str, text: str) -> str:
+    added = "".join(f"+{line}\n" for line in text.splitlines())
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n{added}"
+    )
+
+
+def test_the_drafting_section_counts_chosen_tests_with_no_message_of_reprobots() -> None:
+    plain = _new_module("tests/test_a.py", "def test_a():\n    assert f(1) == 2\n")
+    message = _new_module(
+        "tests/test_b.py",
+        "def test_b():\n    result = f(1)\n"
+        "    assert result == 2, 'expected ' + '2' + ', got ' + repr(result)\n",
+    )
+    instances = [
+        Instance(f"a__b-{n}", "a/b", "c" * 40, "c" * 40, "1.0", "", "", (), ()) for n in (1, 2, 3)
+    ]
+    results: dict[str, UnitResult[DraftResult]] = {
+        "a__b-1": Done(replace(DRAFTED, instance_id="a__b-1", model_patch=plain)),
+        "a__b-2": Done(replace(DRAFTED, instance_id="a__b-2", model_patch=plain + message)),
+        "a__b-3": Done(DraftResult("a__b-3")),
+    }
+    text = drafting_markdown(instances, results)
+    assert "Chosen tests whose assertions carry no message Reprobot wrote: 1 of 2" in text

@@ -21,7 +21,7 @@ from reprobot.bench.data.instances import Instance
 from reprobot.bench.data.predictions import REPROBOT, Prediction
 from reprobot.bench.envs.environments import Prepared
 from reprobot.bench.run.executor import Done, Failed, UnitResult
-from reprobot.generation import LLMDrafter, read_issue, reproduce
+from reprobot.generation import LLMDrafter, generated_messages, read_issue, reproduce
 from reprobot.settings import Settings
 from reprobot.validation import Patch
 
@@ -298,4 +298,30 @@ def drafting_markdown(instances: Sequence[Instance], results: Drafting) -> str:
             f"| **total** | {reproduced} of {len(instances)} | | | {sum(runs)} "
             f"| {total:.1f} (mean {total / len(times):.1f}) |"
         )
+    chosen = [
+        entry.record.model_patch
+        for i in instances
+        if isinstance(entry := results.get(i.instance_id), Done) and entry.record.model_patch
+    ]
+    if chosen:
+        plain = sum(
+            1 for patch in chosen if not any(generated_messages(t) for t in added_texts(patch))
+        )
+        lines += [
+            "",
+            f"Chosen tests whose assertions carry no message Reprobot wrote: {plain} of "
+            f"{len(chosen)} (a test pytest runs has plain asserts, pytest's report shows both "
+            'sides; the unittest family\'s say "expected X, got Y" themselves).',
+        ]
     return "\n".join(lines) + "\n"
+
+
+def added_texts(diff: str) -> list[str]:
+    """The text each file of a diff adds, one per file: a drafted test patch adds new modules."""
+    texts: list[list[str]] = []
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            texts.append([])
+        elif line.startswith("+") and texts:
+            texts[-1].append(line[1:])
+    return ["\n".join(lines) for lines in texts]

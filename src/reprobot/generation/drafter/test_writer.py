@@ -230,6 +230,26 @@ def _leading_text(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+def _with_our_message(tree: ast.AST) -> list[ast.Assert]:
+    """The assertions of ``tree`` that carry a message written here."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            lead = _leading_text(node.msg)
+            if lead is not None and (lead == "expected " or lead.startswith(_MESSAGE_LEADS)):
+                found.append(node)
+    return found
+
+
+def generated_messages(source: str) -> int:
+    """How many assertions of a test module carry a message written here (0 when it does not
+    parse): the benchmark counts the chosen tests that still do."""
+    try:
+        return len(_with_our_message(ast.parse(source)))
+    except SyntaxError:
+        return 0
+
+
 def plain_asserts(body: str) -> str:
     """``body`` with the messages of the assertions written here removed, for a test pytest
     runs: its assertion rewriting reports the compared values itself (``assert 3 == 2.5``).
@@ -240,12 +260,8 @@ def plain_asserts(body: str) -> str:
         return body
     lines = [line.encode() for line in body.split("\n")]
     cuts: list[tuple[int, int, int]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assert) or node.msg is None:
-            continue
-        lead = _leading_text(node.msg)
-        if lead is None or not (lead == "expected " or lead.startswith(_MESSAGE_LEADS)):
-            continue
+    for node in _with_our_message(tree):
+        assert node.msg is not None
         row, start, end = node.msg.end_lineno, node.test.end_col_offset, node.msg.end_col_offset
         if row is None or start is None or end is None or node.test.end_lineno != row:
             continue
