@@ -255,3 +255,25 @@ def test_doctests_of_text_files_and_modules_are_reported_beside_tests(
         docker_client, tiny_env, tiny_snapshot(DOCTEST_PROJECT), selection=["docs/guide.md"]
     )
     assert one.outcomes == {"docs/guide.md::guide.md": Outcome.FAILED}
+
+
+def test_pytests_cache_is_there_for_plugins_and_outside_the_tree(
+    docker_client: docker.DockerClient,
+    tiny_env: EnvImage,
+    tiny_snapshot: Callable[[dict[str, str]], RepoSnapshot],
+) -> None:
+    # A plugin keeping its state in pytest's cache (pytest-memray's limits) finds one; a cache
+    # the tree holds (its last failures) is not the one pytest reads.
+    snapshot = tiny_snapshot(
+        {
+            ".pytest_cache/v/cache/lastfailed": '{"tests/test_cache.py::test_cache": true}\n',
+            "tests/test_cache.py": (
+                "import os\n\n\ndef test_cache(request):\n"
+                "    request.config.cache.set('reprobot/k', 1)\n"
+                "    assert request.config.cache.get('reprobot/k', None) == 1\n"
+                "    assert not str(request.config.cache._cachedir).startswith(os.getcwd())\n"
+            ),
+        }
+    )
+    run = run_tests(docker_client, tiny_env, snapshot, selection=["tests/test_cache.py"])
+    assert run.outcomes == {"tests/test_cache.py::test_cache": Outcome.PASSED}, run.failures
