@@ -361,3 +361,12 @@ def test_the_message_gone_fails_on_the_message_and_passes_on_another_or_none() -
 )
 def test_a_test_pytest_runs_carries_no_message_of_ours(body: str, plain: str) -> None:
     assert plain_asserts(body) == plain
+
+
+def test_the_header_names_the_issue_as_the_repository_does_when_its_number_is_known() -> None:
+    assert module_text(
+        "boil() twice fails", [], [], [("boil", "pass")], reference="#12"
+    ).startswith("# Regression test for #12.\n")
+    assert module_text("boil() twice fails", [], [], [("boil", "pass")]).startswith(
+        "# Reproduces the reported issue: boil() twice fails\n"
+    )

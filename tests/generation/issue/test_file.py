@@ -22,7 +22,8 @@ parse_duration("1h30m")
 
 
 def test_markdown_with_a_heading_title() -> None:
-    title, body = split_issue_text(MARKDOWN)
+    title, body, reference = split_issue_text(MARKDOWN)
+    assert reference == ""
     assert title == 'parse_duration("1h30m") raises ValueError'
     assert body.startswith("\nParsing a combined duration fails:")
     assert body.endswith('parse_duration("1h30m")\n```')
@@ -33,8 +34,9 @@ def test_first_line_is_the_title_as_swe_bench_writes_problem_statements() -> Non
     assert split_issue_text(text) == (
         "Unit conversion loses precision",
         "Converting 3 ft gives 0.9 m.",
+        "",
     )
-    assert split_issue_text("## Only a title") == ("Only a title", "")
+    assert split_issue_text("## Only a title") == ("Only a title", "", "")
 
 
 def test_github_issue_json() -> None:
@@ -46,9 +48,12 @@ def test_github_issue_json() -> None:
         "labels": [{"name": "bug"}],
     }
     text = json.dumps(payload, indent=2)
-    assert split_issue_text(text) == (payload["title"], payload["body"])
+    assert split_issue_text(text) == (payload["title"], payload["body"], "#1234")
     # GitHub sends null for an issue opened without a description.
-    assert split_issue_text(json.dumps({"title": "Empty", "body": None})) == ("Empty", "")
+    assert split_issue_text(json.dumps({"title": "Empty", "body": None})) == ("Empty", "", "")
+    # A number that is not one names nothing.
+    odd = {"title": "Odd", "body": "", "number": "12; rm -rf /"}
+    assert split_issue_text(json.dumps(odd)) == ("Odd", "", "")
 
 
 def test_read_issue_parses_the_body() -> None:

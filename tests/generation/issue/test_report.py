@@ -549,3 +549,9 @@ def test_each_expectation_records_where_it_was_read() -> None:
         ("1", "label"),
         ("7", "comment"),
     }
+
+
+def test_an_issue_reference_is_a_number_or_nothing() -> None:
+    assert parse_issue("t", "", "#123").reference == "#123"
+    assert parse_issue("t", "", "#12 and more").reference == ""
+    assert parse_issue("t", "").reference == ""

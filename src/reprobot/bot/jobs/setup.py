@@ -143,7 +143,7 @@ def draft(
     """Reproduce ``issue`` on ``snapshot`` as ``reprobot reproduce`` does (with the LLM methods
     when the App has an endpoint); with ``fix``, patch-aware."""
     return reproduce(
-        parse_issue(issue.title, issue.body),
+        parse_issue(issue.title, issue.body, f"#{issue.number}"),
         snapshot,
         env,
         ctx.settings,

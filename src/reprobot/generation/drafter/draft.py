@@ -288,7 +288,9 @@ def draft_from_issue(
                 )
             )
         params = ", ".join([*(["tmp_path"] if source.wants_tmp_path else []), *requested])
-        text = module_text(issue.title, imports, prelude, [(stem, body)], params, style)
+        text = module_text(
+            issue.title, imports, prelude, [(stem, body)], params, style, issue.reference
+        )
         key = re.sub(r"\s+", " ", text)
         if key in seen:
             continue

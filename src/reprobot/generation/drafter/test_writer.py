@@ -58,6 +58,14 @@ def indented(source: str, by: str = "    ") -> str:
     return textwrap.indent(source, by, lambda line: True).replace(by + "\n", "\n")
 
 
+def header(title: str, reference: str = "") -> str:
+    """The first line of a drafted module: the issue it is a regression test for, as the
+    repository names it ("#123"); without a number, the issue's title."""
+    if reference:
+        return f"Regression test for {reference}."
+    return f"Reproduces the reported issue: {title}"
+
+
 def module_text(
     title: str,
     imports: Sequence[str],
@@ -65,11 +73,13 @@ def module_text(
     tests: Sequence[tuple[str, str]],
     params: str = "",
     style: TestStyle = PYTEST,
+    reference: str = "",
 ) -> str:
-    """A test module: a comment naming the issue, module-level imports and bindings, and each
+    """A test module: a comment naming the issue (``header``), module-level imports and
+    bindings, and each
     (name, body) as ``def test_<name>(<params>):`` (``params`` names pytest fixtures), or, in
     the unittest family's style, as a method of one ``TestCase`` class."""
-    parts = [*_comment(f"Reproduces the reported issue: {title}"), ""]
+    parts = [*_comment(header(title, reference)), ""]
     imports = list(dict.fromkeys(imports))
     if imports:
         parts.extend(imports)

@@ -145,6 +145,9 @@ class IssueReport:
     tracebacks: tuple[Traceback, ...]
     expectations: tuple[Expectation, ...]
     truncated: bool
+    # How the repository names the issue ("#123"), when it is known: a drafted test's header
+    # names it, as a maintainer's regression test does.
+    reference: str = ""
 
     @property
     def python_blocks(self) -> tuple[CodeBlock, ...]:
@@ -216,8 +219,13 @@ class IssueReport:
         return unique(path for token in tokens if (path := as_path(token)))
 
 
-def parse_issue(title: str, body: str) -> IssueReport:
-    """Parse an issue's title and markdown body; never raises on any text."""
+# A reference a header may carry: an issue number, never free text.
+_REFERENCE = re.compile(r"#[0-9]{1,9}")
+
+
+def parse_issue(title: str, body: str, reference: str = "") -> IssueReport:
+    """Parse an issue's title and markdown body (``reference``: how its repository names it,
+    "#123"); never raises on any text."""
     truncated = len(body) > MAX_BODY_CHARS or len(title) > MAX_TITLE_CHARS
     title = " ".join(title[:MAX_TITLE_CHARS].split())
     text = _clean(body[:MAX_BODY_CHARS])
@@ -251,6 +259,7 @@ def parse_issue(title: str, body: str) -> IssueReport:
         tracebacks=tuple(tracebacks),
         expectations=expectations,
         truncated=truncated,
+        reference=reference if _REFERENCE.fullmatch(reference) else "",
     )
 
 
