@@ -300,7 +300,7 @@ def apply_patches(patches: list[dict[str, str]], env: dict[str, str]) -> list[di
 
 def tree_metadata() -> list[str]:
     """Every package metadata folder or file (``*.egg-info``, ``*.dist-info``) the tree holds,
-    anywhere but in ``.git``."""
+    anywhere but in ``.git``: what a re-install adds is the difference before and after it."""
     found: list[str] = []
     for folder, dirs, files in os.walk(REPO):
         if folder == REPO:
@@ -308,6 +308,19 @@ def tree_metadata() -> list[str]:
         found += [os.path.join(folder, n) for n in dirs + files if n.endswith(METADATA)]
         dirs[:] = [d for d in dirs if not d.endswith(METADATA)]
     return sorted(found)
+
+
+def top_metadata() -> list[str]:
+    """The package metadata at the tree's root and in ``src/``: the folders on the import path
+    when pytest loads its plugins."""
+    found: list[str] = []
+    for folder in (REPO, os.path.join(REPO, "src")):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        found += [os.path.join(folder, n) for n in sorted(names) if n.endswith(METADATA)]
+    return found
 
 
 def build_metadata(build: str, env: dict[str, str]) -> list[str]:
@@ -318,7 +331,7 @@ def build_metadata(build: str, env: dict[str, str]) -> list[str]:
         return []
     found: set[str] = set()
     for member in out.decode("utf-8", "surrogateescape").splitlines():
-        parts = member.lstrip("./").split("/")
+        parts = member.removeprefix("./").split("/")
         for i, part in enumerate(parts):
             if part.endswith(METADATA):
                 found.add(os.path.join(REPO, *parts[: i + 1]))
@@ -332,7 +345,7 @@ def drop_tree_metadata(env: dict[str, str], also: list[str] | None = None) -> No
     (the image's, which come back whole): entry points there would load code as a pytest
     plugin. Only the metadata the environment's own build made (the image's, or a
     re-install's) is read."""
-    found = [p for p in tree_metadata() if os.path.dirname(p) in (REPO, os.path.join(REPO, "src"))]
+    found = top_metadata()
     found += [p for p in also or [] if os.path.lexists(p) and p not in found]
     for start in range(0, len(found), 200):
         as_sandbox_user(["rm", "-rf", "--"] + found[start:start + 200], env, 120)
@@ -650,8 +663,8 @@ def main() -> None:
     oom_before = oom_kills()
     if status["patches_applied"]:
         install: dict[str, object] = {"ok": True, "mode": "image"}
-        trusted = [p for p in tree_metadata() if os.path.dirname(p) in (REPO, os.path.join(REPO, "src"))]
-        trusted += image_metadata
+        # Now only the image's build made what metadata stands at the root and in src/.
+        trusted = top_metadata() + image_metadata
         if job.get("reinstall"):
             before = set(tree_metadata())
             install = reinstall(env)
