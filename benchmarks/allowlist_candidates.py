@@ -6,9 +6,13 @@ a fix before any test runs: the paths a verified change may not hold (``source.a
 files that decide how tests run (``source.harness_files``) and added lines that reach into the
 test process (``source.process_hooks``). A candidate any of them flags can at best be "needs
 review". Printed per dev set: how many labelled-correct and labelled-wrong candidates each rule
-flags; the labelled-correct ones flagged are what the rules cost a maintainer.
+flags; the labelled-correct ones flagged are what the rules cost a maintainer. As in ``bench
+pod``, a candidate is read without the files it leaves as the environment table's set-up steps
+make them (``set_up_edits``: the agents' trees held them); the count of such candidates is
+printed, and ``--with-set-up-edits`` reads the candidates whole.
 
-    python benchmarks/allowlist_candidates.py --data ../shared/bench --repos REPOS
+    python benchmarks/allowlist_candidates.py --data ../shared/bench --repos REPOS \
+        --env-specs ../shared/bench/lite/harness_specs.json
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from reprobot.bench.envs.set_up_edits import set_up_edits, without_set_up_edits
+from reprobot.bench.envs.spec_table import (
+    SpecTable,
+    default_overlay,
+    env_spec_for,
+    load_env_specs,
+)
 from reprobot.validation.errors import SnapshotError
 from reprobot.validation.source.allowlist import review_paths
 from reprobot.validation.source.git_changes import fix_changes
@@ -53,7 +64,7 @@ def flags(base: RepoSnapshot, patch: Patch, files: list[str]) -> dict[str, list[
     return {"allowlist": paths, "harness": list(harness), "in-process": hooks}
 
 
-def run(data: Path, repos: Path, dev_set: str) -> None:
+def run(data: Path, repos: Path, dev_set: str, table: SpecTable | None) -> None:
     instances = {}
     for line in (data / dev_set / "instances.jsonl").read_text().splitlines():
         row = json.loads(line)
@@ -79,7 +90,18 @@ def run(data: Path, repos: Path, dev_set: str) -> None:
         key = (inst["repo"], base.sha)
         if key not in files_of:
             files_of[key] = base.list_files()
-        found = flags(base, Patch(cand["model_patch"] or ""), files_of[key])
+        patch = Patch(cand["model_patch"] or "")
+        if table is not None:
+            spec = env_spec_for(table, inst["repo"], str(inst["version"]))
+            edits = set_up_edits(spec.pre_install, base.read_file)
+            patch, left_out = without_set_up_edits(base, patch, edits)
+            if left_out:
+                seen["set-up edits left out " + ("correct" if correct else "wrong")] += 1
+            if not patch.diff.strip():
+                # Nothing but the set-up's edits: a candidate that changes nothing.
+                seen["nothing else"] += 1
+                continue
+        found = flags(base, patch, files_of[key])
         any_rule = False
         for rule, items in found.items():
             if items:
@@ -95,6 +117,13 @@ def run(data: Path, repos: Path, dev_set: str) -> None:
         f"({seen['correct']} labelled correct, {seen['wrong']} labelled wrong); "
         f"{seen['no clone']} without a clone here, {seen['base missing']} with no base commit"
     )
+    if table is not None:
+        print(
+            "candidates carrying the environment's own set-up edits, left out of them: "
+            f"{seen['set-up edits left out correct']} labelled correct, "
+            f"{seen['set-up edits left out wrong']} labelled wrong; "
+            f"{seen['nothing else']} of them hold nothing else (not counted below)"
+        )
     print("| rule | labelled correct flagged | labelled wrong flagged |")
     print("|---|---|---|")
     rules = ["allowlist", "harness", "in-process", "does not apply as written", "any"]
@@ -111,9 +140,14 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True, help="the benchmark data folder")
     parser.add_argument("--repos", type=Path, required=True, help="one clone per repository name")
     parser.add_argument("--sets", nargs="+", default=["lite", "verified"])
+    parser.add_argument("--env-specs", type=Path, required=True, help="the environment table")
+    parser.add_argument(
+        "--with-set-up-edits", action="store_true", help="read each candidate whole"
+    )
     args = parser.parse_args()
+    table = None if args.with_set_up_edits else load_env_specs(args.env_specs, default_overlay())
     for dev_set in args.sets:
-        run(args.data, args.repos, dev_set)
+        run(args.data, args.repos, dev_set, table)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ from reprobot.validation.sandbox.determinism import describe as pinned_run_setti
 from reprobot.validation.sandbox.limits import RunLimits
 from reprobot.validation.sandbox.reaper import reap, remove_own, stop_sandboxes
 from reprobot.validation.source.companion_tests import companion_test_modules
+from reprobot.validation.source.git_changes import fix_changes
 from reprobot.validation.source.partial_clone import absent_files
 from reprobot.validation.source.patch import (
     Patch,
@@ -132,6 +133,7 @@ __all__ = [
     "ensure_base_image",
     "ensure_environment",
     "executable_lines",
+    "fix_changes",
     "host_index_settings",
     "is_url",
     "load_yaml",

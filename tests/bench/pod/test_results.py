@@ -47,6 +47,7 @@ GUARDED = CandidateResult(
     run=RUN,
     guard_run=RUN,
     guard_after={},
+    set_up=("tox.ini",),
 )
 
 
@@ -78,7 +79,7 @@ def test_candidate_results_have_the_keys_of_the_files_in_their_order() -> None:
         "review",
     ]
     assert list(CANDIDATE.to_json()) == keys
-    assert list(GUARDED.to_json()) == [*keys, "guard_run", "guard_after"]
+    assert list(GUARDED.to_json()) == [*keys, "guard_run", "guard_after", "set_up"]
     assert GUARDED.to_json()["review"] == []
 
 

@@ -33,6 +33,7 @@ from reprobot.bench.data.test_ids import (
     patched_sources,
 )
 from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.envs.set_up_edits import set_up_edits, without_set_up_edits
 from reprobot.bench.pod.results import CandidateResult, ReferenceResult
 from reprobot.bench.run.executor import safe_key
 from reprobot.bench.run.sandbox_runs import run_summary, write_run_log
@@ -257,6 +258,9 @@ def evaluate_candidate(
     reference run, shared by all its candidates; so it runs alone (``run_side``), and as the
     side holding the change under judgement: its build code never runs, as in ``verify``."""
     fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
+    # The environment's own edits of the tree, which the agent's tree held, are not the fix's.
+    edits = set_up_edits(prepared.env.spec.pre_install, prepared.base.read_file)
+    fix, set_up = without_set_up_edits(prepared.base, fix, edits)
     after = Side(prepared.base, [fix, plan.tests], trusted_build=False)
     run = run_side(client, prepared.env, after, plan.selection, limits=limits)
     write_run_log(log_dir / f"{candidate.key}.log", run)
@@ -272,6 +276,7 @@ def evaluate_candidate(
         # What the candidate holds that keeps any pass from being verified, as ``verify`` reads
         # it before its tests run.
         review=tuple(change_concerns(prepared.base, fix)),
+        set_up=set_up,
     )
     before = reference_result.before if reference_result is not None else {}
     accepted = judge(before, plan.outcomes(run), None, result).correct

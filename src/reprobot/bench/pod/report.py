@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from reprobot.bench.pod.bootstrap import cluster_bootstrap
-from reprobot.bench.pod.classification import METRIC_NAMES, FilterCall, confusion
+from reprobot.bench.pod.classification import METRIC_NAMES, Confusion, FilterCall, confusion
 from reprobot.bench.pod.inspection import IssueEffort, issue_effort, tally_versus_rs
 from reprobot.bench.pod.judge import CandidateFix, graded_ids, judge
 from reprobot.bench.pod.plots import plot_effort_table, plot_wpc_envelope
@@ -48,6 +49,9 @@ class PodReport:
     errors: dict[str, str]
     # Instances with no test to judge their candidates (nothing drafted), and why.
     not_judged: dict[str, str] = field(default_factory=dict)
+    review_cost: ReviewCost | None = None
+    # Candidates that carried the environment's own set-up edits, and the files left out of them.
+    set_up: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def build(
@@ -61,6 +65,47 @@ def build(
 
     A candidate whose runs failed (an error of the sandbox, not of the candidate) gets no call
     and is left out of the metrics, so an infrastructure fault never counts as a verdict."""
+    calls, errors = candidate_calls(candidates, references, results, gold)
+    filter_calls = filter_calls_of(calls)
+    matrix = confusion(filter_calls)
+    positives = matrix.tp + matrix.fn
+    negatives = matrix.tn + matrix.fp
+    metrics = matrix.metrics()
+    return PodReport(
+        calls=tuple(calls),
+        filter_calls=filter_calls,
+        metrics=metrics,
+        intervals=cluster_bootstrap(filter_calls, resamples=resamples) if filter_calls else {},
+        matrix=_cells(matrix),
+        effort=tuple(issue_effort(filter_calls)),
+        envelope=wpc_envelope(positives, negatives) if positives and negatives else [],
+        equivalent_p={
+            m: wpc_equivalent_p(metrics[m], m, positives, negatives)
+            for m in ("mcc", "accuracy", "balanced_accuracy")
+            if positives and negatives
+        },
+        dropped={
+            k.split("--", 1)[1]: dict(v.record.dropped) if isinstance(v, Done) else {}
+            for k, v in references.items()
+        },
+        errors=errors,
+        review_cost=review_cost(candidates, references, results, gold, calls),
+        set_up={
+            k: v.record.set_up
+            for k, v in results.items()
+            if isinstance(v, Done) and v.record.set_up
+        },
+    )
+
+
+def candidate_calls(
+    candidates: Sequence[CandidateFix],
+    references: Mapping[str, UnitResult[ReferenceResult]],
+    results: Mapping[str, UnitResult[CandidateResult]],
+    gold: bool,
+) -> tuple[list[CandidateCall], dict[str, str]]:
+    """Each candidate's call (``called_correct`` None when its runs failed), and why each
+    uncalled one has none."""
     calls = []
     errors: dict[str, str] = {}
     for c in candidates:
@@ -94,7 +139,12 @@ def build(
                 call.weak,
             )
         )
-    filter_calls = tuple(
+    return calls, errors
+
+
+def filter_calls_of(calls: Sequence[CandidateCall]) -> tuple[FilterCall, ...]:
+    """The calls made (a candidate with no call is left out), as the classifier reads them."""
+    return tuple(
         FilterCall(
             cluster=f"{call.system}|{call.instance_id}",
             issue=call.instance_id,
@@ -105,29 +155,53 @@ def build(
         for call in calls
         if call.called_correct is not None
     )
-    matrix = confusion(filter_calls)
-    positives = matrix.tp + matrix.fn
-    negatives = matrix.tn + matrix.fp
-    metrics = matrix.metrics()
-    return PodReport(
-        calls=tuple(calls),
-        filter_calls=filter_calls,
-        metrics=metrics,
-        intervals=cluster_bootstrap(filter_calls, resamples=resamples) if filter_calls else {},
-        matrix={"tp": matrix.tp, "fp": matrix.fp, "tn": matrix.tn, "fn": matrix.fn},
-        effort=tuple(issue_effort(filter_calls)),
-        envelope=wpc_envelope(positives, negatives) if positives and negatives else [],
-        equivalent_p={
-            m: wpc_equivalent_p(metrics[m], m, positives, negatives)
-            for m in ("mcc", "accuracy", "balanced_accuracy")
-            if positives and negatives
-        },
-        dropped={
-            k.split("--", 1)[1]: dict(v.record.dropped) if isinstance(v, Done) else {}
-            for k, v in references.items()
-        },
-        errors=errors,
+
+
+def _cells(matrix: Confusion) -> dict[str, float]:
+    return {"tp": matrix.tp, "fp": matrix.fp, "tn": matrix.tn, "fn": matrix.fn}
+
+
+@dataclass(frozen=True)
+class ReviewCost:
+    """What the change concerns (``CandidateResult.review``: paths a verified change may not
+    hold, code reaching into the test process, a diff too large to read) cost the filter: the
+    candidates whose tests verify them but which need review for what they hold, and the
+    confusion matrix and metrics the filter would have without those concerns."""
+
+    held: tuple[CandidateCall, ...]
+    matrix_without: dict[str, float]
+    metrics_without: dict[str, float]
+
+    @property
+    def held_correct(self) -> int:
+        return sum(c.resolved for c in self.held)
+
+    @property
+    def held_incorrect(self) -> int:
+        return len(self.held) - self.held_correct
+
+
+def review_cost(
+    candidates: Sequence[CandidateFix],
+    references: Mapping[str, UnitResult[ReferenceResult]],
+    results: Mapping[str, UnitResult[CandidateResult]],
+    gold: bool,
+    calls: Sequence[CandidateCall],
+) -> ReviewCost:
+    """The candidates ``calls`` reject only for their change concerns (judged again with none,
+    they are verified), and the filter's matrix and metrics when judged without them."""
+    unconcerned: dict[str, UnitResult[CandidateResult]] = {
+        k: replace(v, record=replace(v.record, review=())) if isinstance(v, Done) else v
+        for k, v in results.items()
+    }
+    without, _ = candidate_calls(candidates, references, unconcerned, gold)
+    held = tuple(
+        call
+        for call, other in zip(calls, without, strict=True)
+        if call.called_correct is False and other.called_correct
     )
+    matrix = confusion(filter_calls_of(without))
+    return ReviewCost(held, _cells(matrix), matrix.metrics())
 
 
 def _problem(
@@ -187,6 +261,19 @@ def markdown(header: Provenance, report: PodReport, timing: Timing, peak_mb: flo
         "labels each patch right with probability p; its equivalent p is the smallest p at "
         "which it reaches our value.",
         "",
+    ]
+    if report.review_cost is not None:
+        lines += [*review_cost_markdown(report.review_cost, report.metrics), ""]
+    if report.set_up:
+        files = Counter(f for paths in report.set_up.values() for f in paths)
+        lines += [
+            f"{len(report.set_up)} candidate(s) carry the edits the environment's own set-up "
+            "steps make to the tree, as the tree they were written in held them; those files are "
+            "left out of the candidate: "
+            + ", ".join(f"{name} ({n})" for name, n in sorted(files.items())),
+            "",
+        ]
+    lines += [
         "## Patches a maintainer opens until the first correct one",
         "",
         "By the verdict's grade: the accepted (verified) patches first, then those whose tests "
@@ -237,6 +324,29 @@ def markdown(header: Provenance, report: PodReport, timing: Timing, peak_mb: flo
     return "\n".join(lines) + "\n"
 
 
+def review_cost_markdown(cost: ReviewCost, metrics: Mapping[str, float]) -> list[str]:
+    """The report's section on what the change concerns cost, each candidate they hold named
+    with its first concern."""
+    lines = [
+        "## What the change concerns cost",
+        "",
+        f"{len(cost.held)} candidate(s) whose tests verify them need review for what they hold "
+        "(a path a verified change may not hold, code reaching into the test process, a diff "
+        f"too large to read): {cost.held_correct} labelled correct, {cost.held_incorrect} "
+        "labelled incorrect.",
+        "",
+        "| metric | with the concerns | without them |",
+        "|---|---|---|",
+    ]
+    for name in ("precision", "recall", "negative_recall", "mcc"):
+        lines.append(f"| {name} | {_f(metrics[name])} | {_f(cost.metrics_without[name])} |")
+    for call in cost.held:
+        label = "correct" if call.resolved else "incorrect"
+        concern = call.reason.removeprefix("needs review: ")
+        lines.append(f"- `{call.key}` (labelled {label}): {concern[:300]}")
+    return lines
+
+
 def _n(value: int | None) -> str:
     return "–" if value is None else str(value)
 
@@ -261,6 +371,16 @@ def main_section(header: Provenance, report: PodReport, timing: Timing, peak_mb:
             "dropped": report.dropped,
             "errors": report.errors,
             "not_judged": report.not_judged,
+            "set_up": {k: list(v) for k, v in report.set_up.items()},
+            "review_cost": None
+            if report.review_cost is None
+            else {
+                "held": [c.key for c in report.review_cost.held],
+                "held_correct": report.review_cost.held_correct,
+                "held_incorrect": report.review_cost.held_incorrect,
+                "confusion_without": report.review_cost.matrix_without,
+                "metrics_without": report.review_cost.metrics_without,
+            },
         },
     )
 

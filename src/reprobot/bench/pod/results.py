@@ -77,6 +77,8 @@ class CandidateResult:
     guard_run: RunSummary | None = None
     # The guard's outcomes with the candidate ({}: the guard run failed).
     guard_after: Mapping[str, str] | None = None
+    # Files the candidate leaves as the environment's set-up steps make them, left out of it.
+    set_up: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         # The JSON boundary: a stored unit result, in the order it is written.
@@ -94,6 +96,8 @@ class CandidateResult:
             data["guard_run"] = self.guard_run.to_json()
         if self.guard_after is not None:
             data["guard_after"] = dict(self.guard_after)
+        if self.set_up:
+            data["set_up"] = list(self.set_up)
         return data
 
     @classmethod
@@ -111,4 +115,5 @@ class CandidateResult:
             review=tuple(data["review"]),
             guard_run=RunSummary.from_json(guard_run) if guard_run is not None else None,
             guard_after=data.get("guard_after"),
+            set_up=tuple(data.get("set_up") or ()),
         )
