@@ -19,7 +19,9 @@ import docker
 import pytest
 
 from reprobot.bot.render.verdict import render_verdict
-from reprobot.validation.env.env_image import EnvImage
+from reprobot.settings import Settings
+from reprobot.validation.env.env_image import EnvImage, ensure_environment
+from reprobot.validation.env.envspec import EnvSpec
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
 from reprobot.validation.verify import verify
@@ -218,6 +220,34 @@ def test_a_change_a_reviewer_cannot_read_is_never_verified(
     # ... and the verdict says which path a verified change may not hold.
     assert verdict.status == "needs_review"
     assert any(stopped_by in concern for concern in verdict.review), verdict.review
+
+
+@pytest.fixture(scope="module")
+def xdist_env(
+    docker_client: docker.DockerClient, example_repo: Path, settings: Settings
+) -> EnvImage:
+    """The example's environment with pytest-xdist, whose tests run in two worker processes."""
+    snapshot = RepoSnapshot.from_git(example_repo, "HEAD", "example/durations")
+    spec = EnvSpec(
+        python="3.11",
+        install="python -m pip install -e '.[test]'",
+        test_requirements=("pytest-xdist",),
+        test_cmd="pytest -n 2",
+    )
+    return ensure_environment(docker_client, spec, snapshot, settings)
+
+
+@pytest.mark.parametrize("name", ["metadata-entry-point", "metadata-on-a-configured-path"])
+def test_xdists_workers_load_no_plugin_of_the_trees_metadata(
+    docker_client: docker.DockerClient, xdist_env: EnvImage, clone: Path, name: str
+) -> None:
+    # Each worker is a pytest of its own, which loads installed plugins at its start-up too.
+    build, _ = ATTACKS[name]
+    base = RepoSnapshot.from_git(clone, "HEAD")
+    build(clone, fixed_source(clone))
+    verdict = judge(docker_client, xdist_env, base, commit_all(clone), "head")
+    assert {k: t.kind for k, t in verdict.transitions.items()} == {TEST_ID: "F->F"}
+    assert verdict.status == "not_verified"
 
 
 # The same new conftest.py, named as git reads it but not as its header looks.
