@@ -13,15 +13,19 @@ from reprobot.generation.pool.confidence import MAX_SCORE as MAX_CONFIDENCE
 from reprobot.generation.pool.confidence import Confidence
 from reprobot.generation.pool.confidence import of_records as confidence_of_records
 from reprobot.generation.pool.reproduce import LLMDrafter, Reproduction, reproduce
+from reprobot.generation.repo.linter import LINT_PASSES, NO_LINTER_SETTINGS, lint_summary
 
 __all__ = [
+    "LINT_PASSES",
     "MAX_CONFIDENCE",
+    "NO_LINTER_SETTINGS",
     "Confidence",
     "LLMDrafter",
     "Reproduction",
     "bind_llm_drafter",
     "confidence_of_records",
     "generated_messages",
+    "lint_summary",
     "parse_issue",
     "read_issue",
     "reproduce",

@@ -59,6 +59,7 @@ def test_a_drafting_result_has_the_keys_of_the_files_in_their_order() -> None:
         "drafting_s",
         "patch_aware",
         "wall_s",
+        "lint",
     ]
     # Generation's record of each candidate is stored as it wrote it.
     assert data["candidates"][0] == CANDIDATE
@@ -114,3 +115,24 @@ def test_the_drafting_section_counts_chosen_tests_with_no_message_of_reprobots()
     }
     text = drafting_markdown(instances, results)
     assert "Chosen tests whose assertions carry no message Reprobot wrote: 1 of 2" in text
+
+
+def test_the_drafting_section_counts_chosen_tests_that_pass_the_projects_linter() -> None:
+    patch = _new_module("tests/test_a.py", "def test_a():\n    assert f(1) == 2\n")
+    lints = ["passes", "1 finding(s): tests/test_a.py line 1: E501 …", "no linter settings", ""]
+    instances = [
+        Instance(f"a__b-{n}", "a/b", "c" * 40, "c" * 40, "1.0", "", "", (), ()) for n in range(5)
+    ]
+    results: dict[str, UnitResult[DraftResult]] = {
+        f"a__b-{n}": Done(replace(DRAFTED, instance_id=f"a__b-{n}", model_patch=patch, lint=lint))
+        for n, lint in enumerate(lints)
+    }
+    results["a__b-4"] = Done(DraftResult("a__b-4"))  # nothing chosen: not counted
+    text = drafting_markdown(instances, results)
+    assert (
+        "Chosen tests that pass the project's linter (its flake8 or Ruff settings): 1 of 2 "
+        "checked; 1 in projects with no linter settings, 1 not checked or not recorded."
+    ) in text
+    stored = results["a__b-1"]
+    assert isinstance(stored, Done)
+    assert DraftResult.from_json(stored.record.to_json()) == stored.record

@@ -20,8 +20,9 @@ from reprobot.cli.main import main
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.pool.reproduce import drafting_limits, reproduce
+from reprobot.generation.repo.linter import lint, project_linter
 from reprobot.settings import Settings
-from reprobot.validation import HASH_SEED, SECOND_HASH_SEED
+from reprobot.validation import HASH_SEED, SECOND_HASH_SEED, patched_sources
 from reprobot.validation.env.env_image import EnvImage
 from reprobot.validation.source.patch import Patch
 from reprobot.validation.source.snapshot import RepoSnapshot
@@ -98,6 +99,34 @@ def test_reproduces_the_example_issue_and_the_fix_turns_it_green(
     assert set(result.failing_tests) <= {
         t for t, tr in verdict.transitions.items() if tr.kind == "F->P"
     }
+
+
+def test_the_chosen_test_passes_the_projects_linter(
+    docker_client: docker.DockerClient,
+    example_repo: Path,
+    example_env: EnvImage,
+    settings: Settings,
+    tmp_path: Path,
+) -> None:
+    # The project's flake8 allows 60 characters a line: the drafted header (the issue's title)
+    # and the reporter's spacing do not pass as drafted; tidied, the chosen test does.
+    repo = tmp_path / "durations"
+    subprocess.run(["git", "clone", "-q", str(example_repo), str(repo)], check=True)
+    commit_files(repo, {"setup.cfg": "[flake8]\nmax-line-length = 60\n"}, "lint settings")
+    base = RepoSnapshot.from_git(repo, "HEAD", "example/durations")
+    spaced = ISSUE.replace("format_duration(5400)", "format_duration( 5400 )")
+    result = reproduce(read_issue(spaced), base, example_env, settings, client=docker_client)
+    assert result.chosen is not None
+    (path,) = result.chosen.draft.test_files
+    data = patched_sources(base, [Patch(result.test_patch)], [path])[path]
+    assert data is not None
+    text = data.decode()
+    linter = project_linter(base)
+    assert linter is not None and lint(linter, path, text) == ()
+    assert all(len(line) <= 60 for line in text.splitlines())
+    # As kept, it is what the confirmation ran, and the fix still turns it green.
+    verdict = verify(docker_client, example_env, base, Patch(result.test_patch), fix=Patch(FIX))
+    assert verdict.success
 
 
 def test_an_issue_that_shows_no_failure_is_not_reproduced(

@@ -21,7 +21,15 @@ from reprobot.bench.data.instances import Instance
 from reprobot.bench.data.predictions import REPROBOT, Prediction
 from reprobot.bench.envs.environments import Prepared
 from reprobot.bench.run.executor import Done, Failed, UnitResult
-from reprobot.generation import LLMDrafter, generated_messages, read_issue, reproduce
+from reprobot.generation import (
+    LINT_PASSES,
+    NO_LINTER_SETTINGS,
+    LLMDrafter,
+    generated_messages,
+    lint_summary,
+    read_issue,
+    reproduce,
+)
 from reprobot.settings import Settings
 from reprobot.validation import Patch
 
@@ -62,6 +70,9 @@ class DraftResult:
     drafting_s: float = 0.0
     patch_aware: bool = False
     wall_s: float = 0.0
+    # What the project's linter says of the chosen test (``repo.linter.lint_summary``; "" when
+    # nothing was chosen, or in a result stored before it was recorded).
+    lint: str = ""
 
     def to_json(self) -> dict[str, Any]:
         # The JSON boundary: a stored unit result, in the order it is written.
@@ -77,6 +88,7 @@ class DraftResult:
             "drafting_s": self.drafting_s,
             "patch_aware": self.patch_aware,
             "wall_s": self.wall_s,
+            "lint": self.lint,
         }
 
     @classmethod
@@ -94,6 +106,7 @@ class DraftResult:
             drafting_s=data["drafting_s"],
             patch_aware=bool(data["patch_aware"]),
             wall_s=data["wall_s"],
+            lint=str(data.get("lint") or ""),
         )
 
 
@@ -131,6 +144,7 @@ def draft_instance(
         drafting_s=round(result.duration_s, 2),
         patch_aware=result.patch_aware,
         wall_s=round(time.monotonic() - started, 2),
+        lint=lint_summary(prepared.base, result.test_patch) if result.test_patch else "",
     )
 
 
@@ -313,6 +327,21 @@ def drafting_markdown(instances: Sequence[Instance], results: Drafting) -> str:
             f"{len(chosen)} (a test pytest runs has plain asserts, pytest's report shows both "
             'sides; the unittest family\'s say "expected X, got Y" themselves).',
         ]
+    linted = [
+        entry.record.lint
+        for i in instances
+        if isinstance(entry := results.get(i.instance_id), Done) and entry.record.model_patch
+    ]
+    if linted:
+        passing = linted.count(LINT_PASSES)
+        unchecked = NO_LINTER_SETTINGS
+        checked = [v for v in linted if v and v != unchecked and not v.startswith("not checked")]
+        lines.append(
+            f"Chosen tests that pass the project's linter (its flake8 or Ruff settings): "
+            f"{passing} of {len(checked)} checked; {linted.count(unchecked)} in projects with "
+            f"no linter settings, {len(linted) - len(checked) - linted.count(unchecked)} not "
+            "checked or not recorded."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -40,7 +40,7 @@ def slug(title: str) -> str:
 
 # A star import can bring in callables pytest collects as tests (``sympy.test``, ``numpy.test``
 # run a whole project's suite); the module keeps none that it did not define itself.
-_STAR_GUARD = (
+STAR_GUARD = (
     "# Names a star import brought in are not this module's tests.",
     "for _name in [n for n in dict(globals()) if n.lower().startswith('test')]:",
     "    if getattr(globals()[_name], '__module__', __name__) != __name__:",
@@ -85,7 +85,7 @@ def module_text(
         parts.extend(imports)
         parts.append("")
     if any(line.rstrip().endswith("import *") for line in imports):
-        parts.extend(_STAR_GUARD)
+        parts.extend(STAR_GUARD)
         parts.append("")
     if prelude:
         parts.extend(prelude)

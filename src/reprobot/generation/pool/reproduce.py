@@ -17,6 +17,7 @@ import structlog
 
 from reprobot.generation.drafter.draft import draft_from_issue, tree_context
 from reprobot.generation.drafter.test_style import TestStyle, style_for
+from reprobot.generation.drafter.tidy import StarNames, star_names_in, tidy
 from reprobot.generation.drafts import Draft, DraftOutcome, RunDraft
 from reprobot.generation.formats.patch_text import patch_from_files
 from reprobot.generation.issue.report import IssueReport
@@ -24,6 +25,7 @@ from reprobot.generation.pool.candidates import Candidate, SandboxBudget, Valida
 from reprobot.generation.pool.confidence import Confidence, score
 from reprobot.generation.pool.failure_match import issue_reason
 from reprobot.generation.pool.selection import rank
+from reprobot.generation.repo.linter import Linter, project_linter
 from reprobot.progress import SILENT, Progress
 from reprobot.settings import Settings
 from reprobot.validation import (
@@ -178,7 +180,11 @@ def _reproduce(
         candidates.extend(validator.validate(_distinct(llm_drafts, drafts)))
     # One run stays free for the confirmation of the chosen candidate (two with a fix).
     budget.runs_left += 1 if fix is None else 2
-    chosen, tried = _confirm(rank(candidates), validator, fix)
+    linter = project_linter(snapshot)
+    star_names = star_names_in(tree)
+    chosen, tried = _confirm(
+        rank(candidates), validator, fix, lambda d: _tidied(d, snapshot, linter, star_names)
+    )
     candidates = [tried.get(id(c), c) for c in candidates]
     log.info(
         "reproduce.done",
@@ -232,21 +238,55 @@ def _alone(draft: Draft, validator: Validator) -> tuple[Draft, Callable[[str], s
     return replace(draft, patch=patch), renamed
 
 
+def _tidied(
+    draft: Draft, snapshot: RepoSnapshot, linter: Linter | None, star_names: StarNames
+) -> Draft:
+    """``draft`` tidied within the project's linter settings (``drafter.tidy``), when it adds
+    one new test module and the project has a linter; as it is otherwise."""
+    if linter is None or len(draft.test_files) != 1:
+        return draft
+    (path,) = draft.test_files
+    if snapshot.read_file(path) is not None:
+        return draft
+    try:
+        text = patched_sources(snapshot, [draft.patch], [path]).get(path)
+    except SnapshotError:
+        return draft
+    if text is None:
+        return draft
+    source = text.decode("utf-8", "replace")
+    neat = tidy(source, path, linter, star_names)
+    if neat == source:
+        return draft
+    return replace(draft, patch=patch_from_files({path: (None, neat)}, name=draft.patch.name))
+
+
 def _confirm(
-    ranked: list[Candidate], validator: Validator, fix: Patch | None = None
+    ranked: list[Candidate],
+    validator: Validator,
+    fix: Patch | None = None,
+    tidier: Callable[[Draft], Draft] = lambda draft: draft,
 ) -> tuple[Candidate | None, dict[int, Candidate]]:
     """The first ranked candidate that reproduces again when run alone (a flaky or
     order-dependent failure does not leave drafting) and, with ``fix``, passes with it; and, by
     the id of the candidate they replace, how every candidate tried came out run alone (the
-    chosen one as it will be kept: under its own module name)."""
+    chosen one as it will be kept: under its own module name, and ``tidier``'s text when that
+    reproduces as well)."""
     tried: dict[int, Candidate] = {}
     # Knowing the fix, more candidates are worth a try: the budget still bounds the runs.
     for candidate in ranked[: 3 if fix is None else 6]:
         draft, renamed = _alone(candidate.draft, validator)
+        wanted = {renamed(t) for t in candidate.failing_tests[:1]}
+        neat = tidier(draft)
         # Alone, and under another hash seed than the first run's: a failure the seed's draw
         # decides (the order of a set) is not the bug's, and must not leave drafting.
-        again = validator.validate_one(draft, SECOND_HASH_SEED)
-        wanted = {renamed(t) for t in candidate.failing_tests[:1]}
+        again = validator.validate_one(neat, SECOND_HASH_SEED)
+        if neat is not draft and not (again.reproduces and set(again.failing_tests) >= wanted):
+            # Tidied, it must reproduce as the draft did; else the draft stays as written.
+            log.info("reproduce.untidied", method=candidate.draft.method, reason=again.reason)
+            again = validator.validate_one(draft, SECOND_HASH_SEED)
+        else:
+            draft = neat
         if again.reproduces and set(again.failing_tests) >= wanted:
             if fix is None or validator.passes_with(draft, fix, again.failing_tests):
                 tried[id(candidate)] = again

@@ -1,0 +1,94 @@
+"""A chosen test tidied within the project's linter settings: each step on its own (pure), and
+the whole with flake8 and Ruff from Reprobot's environment."""
+
+from __future__ import annotations
+
+from reprobot.generation.drafter.test_writer import STAR_GUARD
+from reprobot.generation.drafter.tidy import (
+    explicit_star_imports,
+    formatted,
+    tidy,
+    without_unread_bindings,
+    without_unread_imports,
+    wrapped_comments,
+)
+from reprobot.generation.repo.linter import Linter, lint
+
+FLAKE8 = Linter("flake8", "setup.cfg", "[flake8]\nmax-line-length = 79\n", 79)
+GUARD = "\n".join(STAR_GUARD) + "\n"
+EXPORTS = {
+    "sympy": {"symbols", "Symbol", "MatrixSymbol", "sqrt", "test"},
+    "sympy.physics.quantum": {"Operator", "Dagger"},
+}
+
+
+def star_names(module: str) -> set[str] | None:
+    return EXPORTS.get(module)
+
+
+def test_star_imports_become_the_names_the_test_reads() -> None:
+    source = (
+        "from sympy import *\nfrom sympy.physics.quantum import *\n" + GUARD + "\n\n"
+        "def test_x():\n    x = symbols('x')\n    assert Dagger(Operator('A')) != sqrt(x)\n"
+    )
+    text = explicit_star_imports(source, star_names)
+    assert text.startswith(
+        "from sympy import sqrt, symbols\nfrom sympy.physics.quantum import Dagger, Operator\n"
+    )
+    # No star import is left to bring in a callable pytest would collect: the guard goes.
+    assert "globals()" not in text
+    # A name of an unknown star import, or bound by none: the imports stay as they are.
+    unknown = "from numpy import *\n\ndef test_x():\n    assert array([1])\n"
+    assert explicit_star_imports(unknown, star_names) == unknown
+    unbound = "from sympy import *\n\ndef test_x():\n    assert nowhere(1)\n"
+    assert explicit_star_imports(unbound, star_names) == unbound
+
+
+def test_a_name_read_nowhere_keeps_its_call_alone() -> None:
+    source = (
+        "def test_x():\n    B = make(1)\n    é = make(2)\n    used = make(3)\n"
+        "    n = 4\n    assert used\n"
+    )
+    assert without_unread_bindings(source) == (
+        "def test_x():\n    make(1)\n    make(2)\n    used = make(3)\n    n = 4\n    assert used\n"
+    )
+    # Code that reads names by their text keeps every binding.
+    dynamic = "def test_x():\n    B = make(1)\n    assert 'B' in locals()\n"
+    assert without_unread_bindings(dynamic) == dynamic
+
+
+def test_an_unread_import_goes_only_when_its_package_stays_imported() -> None:
+    source = (
+        "import sympy as sm\nimport seaborn.objects\n"
+        "from sympy.combinatorics import DihedralGroup, Permutation\n\n"
+        "def test_x():\n    assert DihedralGroup(4)\n"
+    )
+    assert without_unread_imports(source) == (
+        "import seaborn.objects\nfrom sympy.combinatorics import DihedralGroup\n\n"
+        "def test_x():\n    assert DihedralGroup(4)\n"
+    )
+
+
+def test_formatting_keeps_quotes_and_wraps_long_comments() -> None:
+    assert formatted("x = {'a':1}\ny=f( x )\n", 79) == "x = {'a': 1}\ny = f(x)\n"
+    comment = "# " + " ".join(["word"] * 30) + "\n"
+    wrapped = wrapped_comments("def f():\n    " + comment, 40)
+    assert all(len(line) <= 40 for line in wrapped.splitlines())
+    assert wrapped.splitlines()[1].startswith("    # word")
+
+
+def test_tidy_keeps_the_draft_unless_the_linter_says_less_of_it() -> None:
+    draft = (
+        "# Reproduces the reported issue: " + "a long title " * 6 + "\n\n"
+        "from sympy import *\n" + GUARD + "\n\n"
+        "def test_x():\n    x=symbols( 'x' )\n    y = sqrt(x)\n    assert sqrt(x**2) == x\n"
+    )
+    before = lint(FLAKE8, "tests/test_x.py", draft)
+    assert {f.code for f in before} >= {"E501", "F403", "F405", "E225", "F841"}
+    neat = tidy(draft, "tests/test_x.py", FLAKE8, star_names)
+    assert lint(FLAKE8, "tests/test_x.py", neat) == ()
+    assert "from sympy import sqrt, symbols\n" in neat and "    sqrt(x)\n" in neat
+    # Already clean, or no better: as it is.
+    assert tidy(neat, "tests/test_x.py", FLAKE8, star_names) == neat
+    long_string = "def test_x():\n    assert f() == '" + "z" * 90 + "'\n"
+    assert tidy(long_string, "tests/test_x.py", FLAKE8, star_names) == long_string
