@@ -83,6 +83,16 @@ def _read_names(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _read_statically(source: str) -> tuple[ast.Module, set[str]] | None:
+    """The module and the names it reads, when it parses and reads none by their text
+    (``locals()``, ``eval``): only then is a name read nowhere truly unread."""
+    tree = _tree(source)
+    if tree is None:
+        return None
+    read = _read_names(tree)
+    return None if read & _DYNAMIC else (tree, read)
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the module binds itself, but by a star import."""
     bound: set[str] = set()
@@ -152,12 +162,10 @@ def explicit_star_imports(source: str, star_names: StarNames) -> str:
 def without_unread_bindings(source: str) -> str:
     """``name = call(...)`` inside a function, where ``name`` is read nowhere in the module, as
     the call alone."""
-    tree = _tree(source)
-    if tree is None:
+    found = _read_statically(source)
+    if found is None:
         return source
-    read = _read_names(tree)
-    if read & _DYNAMIC:
-        return source
+    tree, read = found
     declared = {
         name
         for node in ast.walk(tree)
@@ -193,12 +201,10 @@ def without_unread_bindings(source: str) -> str:
 def without_unread_imports(source: str) -> str:
     """Imports of names read nowhere in the module, dropped when another import the module
     keeps brings in the same top package."""
-    tree = _tree(source)
-    if tree is None:
+    found = _read_statically(source)
+    if found is None:
         return source
-    read = _read_names(tree)
-    if read & _DYNAMIC:
-        return source
+    tree, read = found
     imports: list[ast.Import | ast.ImportFrom] = [
         n
         for n in tree.body
