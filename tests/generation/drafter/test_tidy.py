@@ -52,6 +52,12 @@ def test_a_name_read_nowhere_keeps_its_call_alone() -> None:
     assert without_unread_bindings(source) == (
         "def test_x():\n    make(1)\n    make(2)\n    used = make(3)\n    n = 4\n    assert used\n"
     )
+    # A class body's bindings are its attributes, read by attribute: they stay.
+    schema = (
+        "def test_x():\n    class S(Schema):\n        times = fields.List(fields.Date())\n"
+        "    s = S()\n"
+    )
+    assert without_unread_bindings(schema) == schema.replace("    s = S()", "    S()")
     # Code that reads names by their text keeps every binding.
     dynamic = "def test_x():\n    B = make(1)\n    assert 'B' in locals()\n"
     assert without_unread_bindings(dynamic) == dynamic
@@ -75,6 +81,11 @@ def test_formatting_keeps_quotes_and_wraps_long_comments() -> None:
     wrapped = wrapped_comments("def f():\n    " + comment, 40)
     assert all(len(line) <= 40 for line in wrapped.splitlines())
     assert wrapped.splitlines()[1].startswith("    # word")
+    # A comment already spread over lines is wrapped again as one paragraph.
+    header = "# Reproduces the reported issue: one two three\n# four five\n\nx = 1\n"
+    assert wrapped_comments(header, 30) == (
+        "# Reproduces the reported\n# issue: one two three four\n# five\n\nx = 1\n"
+    )
 
 
 def test_tidy_keeps_the_draft_unless_the_linter_says_less_of_it() -> None:

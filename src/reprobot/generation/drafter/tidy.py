@@ -176,7 +176,7 @@ def without_unread_bindings(source: str) -> str:
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        for node in ast.walk(function):
+        for node in _own_statements(function):
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -196,6 +196,22 @@ def without_unread_bindings(source: str) -> str:
         raw = text.encode("utf-8")
         lines[line - 1] = (raw[:start] + raw[end:]).decode("utf-8")
     return "".join(lines)
+
+
+def _own_statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The statements of a function's own scope: into its blocks, never into a class body it
+    defines (whose bindings are the class's attributes) or a function of its own."""
+    out: list[ast.stmt] = []
+    todo: list[ast.stmt] = list(function.body)
+    while todo:
+        statement = todo.pop(0)
+        out.append(statement)
+        if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(statement, field, []):
+                todo.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+    return out
 
 
 def without_unread_imports(source: str) -> str:
@@ -257,14 +273,28 @@ def formatted(source: str, line_length: int) -> str:
 
 
 def wrapped_comments(source: str, line_length: int) -> str:
-    """Comment lines longer than ``line_length`` wrapped, with their indentation."""
+    """Each run of comment lines (at one indentation) holding a line longer than
+    ``line_length``, wrapped again as one paragraph."""
+    lines = source.splitlines()
     out: list[str] = []
-    for line in source.splitlines():
+    index = 0
+    while index < len(lines):
+        line = lines[index]
         stripped = line.lstrip()
-        if len(line) <= line_length or not stripped.startswith("# "):
+        if not stripped.startswith("# "):
             out.append(line)
+            index += 1
             continue
-        indent = line[: len(line) - len(stripped)] + "# "
-        width = max(20, line_length - len(indent))
-        out += [indent + part for part in textwrap.wrap(stripped[2:], width)]
+        indent = line[: len(line) - len(stripped)]
+        end = index
+        while end < len(lines) and lines[end].startswith(indent + "# "):
+            end += 1
+        block = lines[index:end]
+        if all(len(b) <= line_length for b in block):
+            out += block
+        else:
+            words = " ".join(b[len(indent) + 2 :] for b in block)
+            width = max(20, line_length - len(indent) - 2)
+            out += [f"{indent}# {part}" for part in textwrap.wrap(words, width)]
+        index = end
     return "\n".join(out) + ("\n" if source.endswith("\n") else "")
