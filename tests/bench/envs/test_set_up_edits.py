@@ -65,12 +65,13 @@ def test_an_alternative_runs_when_the_guard_fails() -> None:
     }
 
 
-def test_a_step_that_could_do_more_than_edit_the_tree_edits_nothing() -> None:
+def test_a_step_that_could_do_more_than_edit_the_tree_edits_nothing(tmp_path: Path) -> None:
+    copy, pwned = tmp_path / "copy", tmp_path / "pwned"
     steps = [
         "sed -i 's/pytest/x/' ../outside.ini",  # outside the tree
         "sed -i 's/pytest/x/' /etc/passwd",
-        "sed -i 's/pytest/x/w /tmp/copy' tox.ini",  # sed's own write: refused in sandbox mode
-        "sed -i '1e touch /tmp/pwned' tox.ini",  # sed's own command execution: refused
+        f"sed -i 's/pytest/x/w {copy}' tox.ini",  # sed's own write: refused in sandbox mode
+        f"sed -i '1e touch {pwned}' tox.ini",  # sed's own command execution: refused
         "sed -i 's/pytest/x/' tox.ini; rm -rf pkg",  # more than a chain of edits
         "sed -i 's/pytest/x/' tox.ini | tee log",
         "sed -i --follow-symlinks 's/pytest/x/' tox.ini",  # an option not read
@@ -79,6 +80,7 @@ def test_a_step_that_could_do_more_than_edit_the_tree_edits_nothing() -> None:
     ]
     for step in steps:
         assert set_up_edits([step], reader(files())) == {}, step
+    assert not copy.exists() and not pwned.exists()
 
 
 def repo_with(tmp_path: Path, edited: dict[str, str]) -> tuple[RepoSnapshot, Patch]:
