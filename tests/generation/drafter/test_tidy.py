@@ -42,6 +42,17 @@ def test_star_imports_become_the_names_the_test_reads() -> None:
     assert explicit_star_imports(unknown, star_names) == unknown
     unbound = "from sympy import *\n\ndef test_x():\n    assert nowhere(1)\n"
     assert explicit_star_imports(unbound, star_names) == unbound
+    # A star import's name that shadows a builtin stays imported; code that reads names by
+    # their text keeps its star import.
+    shadowing = "from tools import *\n\ndef test_x():\n    assert open(1) and len([])\n"
+    assert explicit_star_imports(shadowing, lambda m: {"open"}) == shadowing.replace(
+        "import *", "import open"
+    )
+    # A name pytest would collect, imported by its name: the star imports and guard stay.
+    collected = "from sympy import *\n" + GUARD + "\n\ndef test_x():\n    assert test\n"
+    assert explicit_star_imports(collected, star_names) == collected
+    dynamic = "from sympy import *\n\ndef test_x():\n    assert eval('sqrt(4)') == 2\n"
+    assert explicit_star_imports(dynamic, star_names) == dynamic
 
 
 def test_a_name_read_nowhere_keeps_its_call_alone() -> None:

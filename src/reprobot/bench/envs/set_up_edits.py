@@ -18,7 +18,7 @@ from __future__ import annotations
 import posixpath
 import shlex
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from reprobot.validation import Patch, RepoSnapshot, SnapshotError, fix_changes
 
@@ -55,7 +55,7 @@ def set_up_edits(steps: Sequence[str], read: Callable[[str], bytes | None]) -> d
 
 
 def without_set_up_edits(
-    base: RepoSnapshot, fix: Patch, edits: dict[str, bytes]
+    base: RepoSnapshot, fix: Patch, edits: Mapping[str, bytes]
 ) -> tuple[Patch, tuple[str, ...]]:
     """``fix`` without the files whose content it leaves exactly as the set-up steps make it
     (``set_up_edits``), and those files. A file the fix changes further stays, whole."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from reprobot.bench.data.instances import DatasetError
 from reprobot.bench.data.predictions import GOLD, load_predictions
 from reprobot.bench.envs.environments import Prepared
+from reprobot.bench.envs.set_up_edits import set_up_edits
 from reprobot.bench.envs.spec_table import default_overlay
 from reprobot.bench.pod import report as pod_report
 from reprobot.bench.pod.judge import (
@@ -57,6 +58,8 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     candidates = [c for c in candidates if c.instance_id not in not_judged]
     plans: dict[str, TestPlan] = {}
     prepared: dict[str, Prepared] = {}
+    # The environment's own edits of each instance's tree, read once for all its candidates.
+    edits: dict[str, dict[str, bytes]] = {}
 
     lock = threading.Lock()
 
@@ -67,7 +70,8 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
     def _setup(instance_id: str) -> tuple[Prepared, TestPlan]:
         # Environments and plans are built once per instance, by whichever thread comes first.
         if instance_id not in prepared:
-            prepared[instance_id] = ctx.prepare(instances[instance_id])
+            prep = prepared[instance_id] = ctx.prepare(instances[instance_id])
+            edits[instance_id] = set_up_edits(prep.env.spec.pre_install, prep.base.read_file)
         if instance_id not in plans:
             instance = instances[instance_id]
             if tests_path is None:
@@ -142,6 +146,7 @@ def run_pod(args: argparse.Namespace, settings: Settings) -> int:
             ctx.limits,
             ctx.store.log_dir(candidate.instance_id),
             ref.record if isinstance(ref, Done) else None,
+            edits[candidate.instance_id],
         )
 
     results = run_units(

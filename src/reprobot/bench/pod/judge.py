@@ -250,17 +250,21 @@ def evaluate_candidate(
     limits: RunLimits,
     log_dir: Path,
     reference_result: ReferenceResult | None = None,
+    set_up: Mapping[str, bytes] | None = None,
 ) -> CandidateResult:
     """Run the plan's tests on R with the candidate (the candidate first, as the harness does);
     when they accept it, the plan's guard modules too (``reference_result`` holds R's runs).
 
     The candidate's run is the after side of a pair whose before side is the instance's one
     reference run, shared by all its candidates; so it runs alone (``run_side``), and as the
-    side holding the change under judgement: its build code never runs, as in ``verify``."""
+    side holding the change under judgement: its build code never runs, as in ``verify``.
+    ``set_up``: the environment's own edits of the tree (``set_up_edits``, read once per
+    instance; None: read here)."""
     fix = Patch(candidate.patch, name="candidate.diff").without_files(plan.tests.files)
     # The environment's own edits of the tree, which the agent's tree held, are not the fix's.
-    edits = set_up_edits(prepared.env.spec.pre_install, prepared.base.read_file)
-    fix, set_up = without_set_up_edits(prepared.base, fix, edits)
+    if set_up is None:
+        set_up = set_up_edits(prepared.env.spec.pre_install, prepared.base.read_file)
+    fix, left_out = without_set_up_edits(prepared.base, fix, set_up)
     after = Side(prepared.base, [fix, plan.tests], trusted_build=False)
     run = run_side(client, prepared.env, after, plan.selection, limits=limits)
     write_run_log(log_dir / f"{candidate.key}.log", run)
@@ -276,7 +280,7 @@ def evaluate_candidate(
         # What the candidate holds that keeps any pass from being verified, as ``verify`` reads
         # it before its tests run.
         review=tuple(change_concerns(prepared.base, fix)),
-        set_up=set_up,
+        set_up=left_out,
     )
     before = reference_result.before if reference_result is not None else {}
     accepted = judge(before, plan.outcomes(run), None, result).correct

@@ -34,6 +34,7 @@ from reprobot.validation import UNPARSABLE
 TIMEOUT_S = 60
 # What reads names by their text, so that no binding is safe to drop.
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec", "globals"})
+_BUILTINS = frozenset(dir(builtins))
 
 # The names a star import of a module binds (None: unknown, so it stays as it is).
 StarNames = Callable[[str], "set[str] | None"]
@@ -122,10 +123,14 @@ def _replace_lines(source: str, spans: dict[tuple[int, int], str]) -> str:
 def explicit_star_imports(source: str, star_names: StarNames) -> str:
     """Each ``from M import *`` of the module as the names the module reads of it (the last
     star import binding a name wins, as in Python); as it is when a name read is bound by
-    nothing known, or a star import's names are unknown."""
-    tree = _tree(source)
-    if tree is None:
+    nothing known, or a star import's names are unknown. The writer's guard after star
+    imports (``STAR_GUARD``, which reads ``globals()`` only to drop collected imports) goes with
+    them; a name imported that pytest would collect keeps them as they are."""
+    guard = "\n".join(STAR_GUARD) + "\n"
+    found = _read_statically(source.replace(guard, ""))
+    if found is None:
         return source
+    tree, read = found
     stars = [
         node
         for node in tree.body
@@ -142,21 +147,21 @@ def explicit_star_imports(source: str, star_names: StarNames) -> str:
         if known is None:
             return source
         names.append(known)
-    wanted = _read_names(tree) - _bound_names(tree) - set(dir(builtins))
     chosen: list[list[str]] = [[] for _ in stars]
-    for name in sorted(wanted):
+    for name in sorted(read - _bound_names(tree)):
         owners = [i for i, known in enumerate(names) if name in known]
-        if not owners:
+        if owners:
+            # A star import's name shadows a builtin of the same name too.
+            chosen[owners[-1]].append(name)
+        elif name not in _BUILTINS:
             return source
-        chosen[owners[-1]].append(name)
     spans = {}
     for node, taken in zip(stars, chosen, strict=True):
         text = f"from {node.module} import {', '.join(taken)}" if taken else ""
         spans[(node.lineno, node.end_lineno or node.lineno)] = text
-    guard = "\n".join(STAR_GUARD)
-    imported_tests = any(n.lower().startswith("test") for taken in chosen for n in taken)
-    text = _replace_lines(source, spans)
-    return text if imported_tests else text.replace(guard + "\n", "")
+    if any(n.lower().startswith("test") for taken in chosen for n in taken):
+        return source
+    return _replace_lines(source.replace(guard, ""), spans)
 
 
 def without_unread_bindings(source: str) -> str:
