@@ -193,7 +193,13 @@ def test_assertion_bodies_quote_values_safely() -> None:
         ('{"a": 1}', "assert result == {'a': 1}, "),
         ("array([1., 2.])", "assert getattr(result, 'tolist', lambda: result)() == pytest.approx("),
         ("Matrix([[1, 0]])", "assert 'Matrix([[1, 0]])' in (str(result), repr(result)), "),
-        ("x**2 + 1", "assert 'x**2 + 1' in (str(result), repr(result)), "),
+        (
+            "x**2 + 1",
+            "assert _any_order('x**2 + 1') in (_any_order(str(result)), "
+            "_any_order(repr(result))), ",
+        ),
+        ("{x, y}", "assert _any_order('{x, y}') in (_any_order(str(result)), "),
+        ("f(x, y)", "assert 'f(x, y)' in (str(result), repr(result)), "),
     ],
 )
 def test_expected_values_are_compared_by_kind(expected: str, assertion: str) -> None:
@@ -370,3 +376,71 @@ def test_the_header_names_the_issue_as_the_repository_does_when_its_number_is_kn
     assert module_text("boil() twice fails", [], [], [("boil", "pass")]).startswith(
         "# Reproduces the reported issue: boil() twice fails\n"
     )
+
+
+class _Printed:
+    """A value that prints as a given text, as a project's object does."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _module_with(expected: str, printed: str, shown: str = "") -> str:
+    body = plain_asserts(assert_expected(f"_Printed({printed!r})", expected, shown=shown))
+    prelude = [
+        "class _Printed:",
+        "    def __init__(self, text):",
+        "        self.text = text",
+        "",
+        "    def __str__(self):",
+        "        return self.text",
+    ]
+    return module_text("t", [], prelude, [("value", body)])
+
+
+@pytest.mark.parametrize(
+    ("expected", "printed", "passes"),
+    [
+        # A reporter's guess at a sum's order, a set's order, a mapping's order: the same items.
+        ("x + 1", "1 + x", True),
+        ("x**2 + 2*x + 1", "2*x + x**2 + 1", True),
+        ("-x + y", "y - x", True),
+        ("{x, y}", "{y, x}", True),
+        ("{a: 1, b: 2}", "{b: 2, a: 1}", True),
+        # Other items, or signs, are another value.
+        ("x + 1", "x + 2", False),
+        ("x - y", "y - x", False),
+        ("{x, y}", "{x, y, z}", False),
+        ("{a: 1, b: 2}", "{a: 2, b: 1}", False),
+        # A call's arguments keep their order.
+        ("f(x, y)", "f(y, x)", False),
+    ],
+)
+def test_a_set_mapping_or_sum_is_compared_in_any_order(
+    expected: str, printed: str, passes: bool, tmp_path: Path
+) -> None:
+    path = tmp_path / "test_value.py"
+    path.write_text(_module_with(expected, printed))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert (done.returncode == 0) == passes, done.stdout
+    if not passes:
+        # pytest's report shows the issue's value as the one expected.
+        assert repr(expected) in done.stdout
+
+
+def test_the_order_stays_when_it_is_what_the_issue_calls_wrong() -> None:
+    # The issue shows ``1 + x`` and expects ``x + 1``: the order is the claim.
+    body = assert_expected("f()", "x + 1", shown="1 + x")
+    assert "_any_order" not in body
+    assert "assert 'x + 1' in (str(result), repr(result))" in body
+    # A value shown with other items leaves the comparison loose as to order.
+    assert "_any_order('x + 1')" in assert_expected("f()", "x + 1", shown="x + 2")

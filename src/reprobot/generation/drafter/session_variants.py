@@ -171,12 +171,13 @@ def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
             expected = stated_value(expectation.expected, value) or expectation.expected.strip(
                 "` \n"
             )
+            said = stated_value(expectation.actual or "") or ""
             if is_value_text(expected) or same_kind(expected, value):
                 out.append(
                     TestSource(
                         Method.ISSUE_EXPECTED,
                         program.imports,
-                        assert_expected(expression, expected, setup),
+                        assert_expected(expression, expected, setup, shown=value or said),
                         "the value the issue expects",
                     )
                 )
@@ -391,7 +392,7 @@ def expected_output_sources(program: Program) -> list[TestSource]:
         caught, expression, _ = shown_expression(step.source)
         setup = [*_setup(program, k, displays=False), *caught]
         note = "the value the issue's expected section shows in place of the one the code showed"
-        body = assert_expected(expression, expected, setup)
+        body = assert_expected(expression, expected, setup, shown=shown)
         out.append(TestSource(Method.ISSUE_EXPECTED, program.imports, body, note))
     return out
 

@@ -62,7 +62,7 @@ def code_expected_sources(program: Program, issue: IssueReport) -> list[TestSour
     expression = printed(last) or last
     setup = [s.source for s in program.steps[:-1]]
     note = f"`{expression}` must give `{expected}`, as the issue expects"
-    body = assert_expected(expression, expected, setup)
+    body = assert_expected(expression, expected, setup, shown=program.steps[-1].output.strip())
     return [TestSource(Method.ISSUE_EXPECTED, program.imports, body, note)]
 
 

@@ -12,6 +12,12 @@ import textwrap
 from collections.abc import Sequence
 
 from reprobot.console import printable
+from reprobot.generation.drafter.any_order import (
+    HELPER,
+    helper_lines,
+    is_unordered,
+    order_is_the_claim,
+)
 from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
 from reprobot.generation.issue.values import literal
 
@@ -92,6 +98,8 @@ def module_text(
         parts.append("")
     if not style.is_pytest and any("_approx(" in body for _, body in tests):
         parts.extend(["", *APPROX_HELPER, ""])
+    if any(f"{HELPER}(" in body for _, body in tests):
+        parts.extend(["", *helper_lines(), ""])
     if style.is_pytest:
         for name, body in tests:
             parts.append("")
@@ -199,11 +207,13 @@ def _approximate(value: object) -> bool:
     return numbers and any(isinstance(v, float) for v in items)
 
 
-def expected_assertion(expected: str) -> str:
+def expected_assertion(expected: str, shown: str = "") -> str:
     """``assert`` that ``result`` is the value the issue states, compared by its kind: numbers
     numerically (a tolerance for floats only), containers structurally (a NumPy array as its
     list), None by identity, strings exactly (a value that is no string by its ``str``); the
-    printed form (``str`` or ``repr``) only when the text is not a literal."""
+    printed form (``str`` or ``repr``) only when the text is not a literal, with the items of a
+    printed set, mapping or sum in any order, unless ``shown``, the value the issue shows the
+    code give, differs from the expected one in their order alone."""
     message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
     subject = "result"
     text = expected
@@ -211,8 +221,11 @@ def expected_assertion(expected: str) -> str:
         subject, text = "getattr(result, 'tolist', lambda: result)()", array.group(1)
     ok, value = literal(text)
     if not ok:
-        forms, named, shown = _printed_forms(expected)
-        return "\n".join([*forms, f"assert {shown!r} in {named}, {message}"])
+        forms, named, printed_form = _printed_forms(expected)
+        if not forms and is_unordered(expected) and not order_is_the_claim(expected, shown):
+            sorted_forms = f"({HELPER}(str(result)), {HELPER}(repr(result)))"
+            return f"assert {HELPER}({expected!r}) in {sorted_forms}, {message}"
+        return "\n".join([*forms, f"assert {printed_form!r} in {named}, {message}"])
     if value is None:
         return f"assert result is None, {message}"
     if _approximate(value):
@@ -284,9 +297,12 @@ def plain_asserts(body: str) -> str:
     return "\n".join(line.decode() for line in lines)
 
 
-def assert_expected(expression: str, expected: str, setup: Sequence[str] = ()) -> str:
-    """Run ``setup``, evaluate ``expression`` and require the value the issue expects."""
-    return "\n".join([*setup, f"result = {expression}", expected_assertion(expected)])
+def assert_expected(
+    expression: str, expected: str, setup: Sequence[str] = (), shown: str = ""
+) -> str:
+    """Run ``setup``, evaluate ``expression`` and require the value the issue expects
+    (``shown``: the value the issue shows it give, when it shows one)."""
+    return "\n".join([*setup, f"result = {expression}", expected_assertion(expected, shown)])
 
 
 def needs_pytest(body: str) -> bool:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.any_order import HELPER as ANY_ORDER
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.tracebacks import is_exception_name
@@ -137,6 +138,8 @@ _SIDES = {
         r" (?:==|is) Q{v}Q(?![\w.])",
         r"\bassert Q{v}Q in \(",
         r"^\s*(?:E\s+)?Expected: Q{v}Q(?: ±|\s*$)",
+        # A value compared with its items in any order: "where '+1 +x' = _any_order('x + 1')".
+        rf"^\s*(?:E\s+)?\+\s+where .* = {ANY_ORDER}\(Q{{v}}Q\)\s*$",
     ),
 }
 
