@@ -3,10 +3,13 @@ the whole with flake8 and Ruff from Reprobot's environment."""
 
 from __future__ import annotations
 
+import ast
+
 from reprobot.generation.drafter.test_writer import STAR_GUARD
 from reprobot.generation.drafter.tidy import (
     explicit_star_imports,
     formatted,
+    split_long_strings,
     tidy,
     without_unread_bindings,
     without_unread_imports,
@@ -114,3 +117,32 @@ def test_tidy_keeps_the_draft_unless_the_linter_says_less_of_it() -> None:
     assert tidy(neat, "tests/test_x.py", FLAKE8, star_names) == neat
     long_string = "def test_x():\n    assert f() == '" + "z" * 90 + "'\n"
     assert tidy(long_string, "tests/test_x.py", FLAKE8, star_names) == long_string
+
+
+def test_a_long_string_is_cut_after_spaces_into_literals_python_joins_again() -> None:
+    words = "the issue's message " * 6
+    draft = f"def test_x():\n    assert str(1) == {words!r}\n"
+    assert [f.code for f in lint(FLAKE8, "tests/test_x.py", draft)] == ["E501"]
+    neat = tidy(draft, "tests/test_x.py", FLAKE8, star_names)
+    assert lint(FLAKE8, "tests/test_x.py", neat) == ()
+    assert ast.dump(ast.parse(neat)) == ast.dump(ast.parse(draft))
+    assert neat.count('"the issue') == 2, neat
+
+
+def test_a_string_that_cannot_be_cut_alike_stays_whole() -> None:
+    def draft(literal: str) -> str:
+        return f"def test_x():\n    assert f() == {literal}\n"
+
+    spaces = "word " * 20
+    kept = [
+        draft("'" + "z" * 90 + "'"),  # no space to cut after
+        draft("f'{x} " + spaces + "'"),  # a replacement field may hold the space
+        draft("'x' '" + spaces + "'"),  # beside another literal
+        draft("'''" + spaces + "'''"),  # triple-quoted
+        # A named escape cut in two would be another value, or none.
+        draft("'" + "w" * 52 + " \\N{LATIN SMALL LETTER A} " + "v" * 30 + "'"),
+    ]
+    for text in kept:
+        assert split_long_strings(text, 79) == text, text
+    short = draft("'" + spaces + "'")
+    assert split_long_strings(short, 200) == short

@@ -9,6 +9,9 @@ that keeps its meaning is taken:
 - a name bound to a call's result and never read keeps the call alone (``x = f()``: F841);
 - an import never read goes when its module's top package stays imported by another (F401):
   importing the package already ran it;
+- a string literal on a line longer than the project's line length becomes adjacent literals
+  split after spaces, which Python joins into the same value (E501), kept only when the
+  module's syntax tree is the same;
 - the module is formatted by Ruff at the project's line length, its quotes as they are, and
   comment lines longer than that are wrapped.
 
@@ -20,9 +23,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
+import re
 import subprocess
 import sys
 import textwrap
+import tokenize
 from collections.abc import Callable
 
 from reprobot.generation.drafter.name_resolution import star_imported
@@ -63,6 +69,7 @@ def tidy(source: str, path: str, linter: Linter, star_names: StarNames) -> str:
         return source
     text = explicit_star_imports(source, star_names)
     text = without_unread_imports(without_unread_bindings(text))
+    text = split_long_strings(text, linter.line_length)
     text = wrapped_comments(formatted(text, linter.line_length), linter.line_length)
     if _tree(text) is None:
         return source
@@ -258,6 +265,77 @@ def without_unread_imports(source: str) -> str:
             else f"from {node.module} import {names}"
         )
     return _replace_lines(source, spans) if spans else source
+
+
+# A one-line string literal's prefix and quote: f-strings are left whole, since a space inside a
+# replacement field is no place to split them.
+_PLAIN_STRING = re.compile(r"(?i)(?P<prefix>[rbu]{0,2})(?P<quote>['\"])(?!(?P=quote){2})")
+# Where a literal goes on a line of its own inside the parentheses Ruff breaks it into.
+_STRING_MARGIN = 12
+_MIN_CHUNK = 20
+
+
+def _chunks(body: str, width: int) -> list[str]:
+    """``body`` cut after spaces into pieces of at most ``width`` characters where it can be."""
+    pieces: list[str] = []
+    for word in re.findall(r"[^ ]+ *| +", body):
+        if pieces and len(pieces[-1]) + len(word) <= width:
+            pieces[-1] += word
+        else:
+            pieces.append(word)
+    return pieces
+
+
+def split_long_strings(source: str, line_length: int) -> str:
+    """Each one-line string literal on a line longer than ``line_length`` written as adjacent
+    literals in parentheses, cut after spaces (``("a long " "value")``): Python joins them into
+    the same value, and Ruff then puts each on a line of its own. As it is unless the module's
+    syntax tree stays the same: an escape cut in two, or a literal already beside another,
+    would change it."""
+    tree = _tree(source)
+    lines = source.splitlines()
+    if tree is None or all(len(line) <= line_length for line in lines):
+        return source
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    significant = [t for t in tokens if t.type not in _LAYOUT]
+    edits: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+    for k, token in enumerate(significant):
+        row = token.start[0]
+        if (
+            token.type != tokenize.STRING
+            or row != token.end[0]
+            or len(lines[row - 1]) <= line_length
+        ):
+            continue
+        beside = significant[max(k - 1, 0) : k + 2]
+        match = _PLAIN_STRING.match(token.string)
+        if match is None or sum(t.type == tokenize.STRING for t in beside) > 1:
+            continue
+        head = match.group()
+        body = token.string[len(head) : -1]
+        indent = len(lines[row - 1]) - len(lines[row - 1].lstrip())
+        pieces = _chunks(body, max(_MIN_CHUNK, line_length - indent - _STRING_MARGIN))
+        if len(pieces) > 1:
+            quote = match.group("quote")
+            split = " ".join(f"{head}{piece}{quote}" for piece in pieces)
+            edits.append((token.start, token.end, f"({split})"))
+    if not edits:
+        return source
+    rows = source.splitlines(keepends=True)
+    for (row, start), (_, end), text in sorted(edits, reverse=True):
+        rows[row - 1] = rows[row - 1][:start] + text + rows[row - 1][end:]
+    split_source = "".join(rows)
+    after = _tree(split_source)
+    same = after is not None and ast.dump(after) == ast.dump(tree)
+    return split_source if same else source
+
+
+_LAYOUT = frozenset(
+    {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+)
 
 
 def formatted(source: str, line_length: int) -> str:
