@@ -15,6 +15,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_message_gone,
     assert_not_shown,
     catch_output,
+    merged_imports,
     module_text,
     needed_imports,
     needs_pytest,
@@ -444,3 +445,30 @@ def test_the_order_stays_when_it_is_what_the_issue_calls_wrong() -> None:
     assert "assert 'x + 1' in (str(result), repr(result))" in body
     # A value shown with other items leaves the comparison loose as to order.
     assert "_any_order('x + 1')" in assert_expected("f()", "x + 1", shown="x + 2")
+
+
+def test_runs_of_imports_from_one_module_are_one_line() -> None:
+    lines = [
+        "from sympy.physics.units.util import convert_to",
+        "from sympy.physics.units import joule",
+        "from sympy.physics.units import second",
+        "from sympy.physics.units import joule as J",
+        "import os",
+        "from sympy.physics.units import meter",
+        "from . import a",
+        "from . import b as c",
+        "from x import *",
+        "from x import y",
+    ]
+    assert merged_imports(lines) == [
+        "from sympy.physics.units.util import convert_to",
+        "from sympy.physics.units import joule, second, joule as J",
+        "import os",
+        # Not past another import: names stay bound in the order they were.
+        "from sympy.physics.units import meter",
+        "from . import a, b as c",
+        "from x import *",
+        "from x import y",
+    ]
+    module = module_text("t", lines[1:3], [], [("x", "assert second")])
+    assert "from sympy.physics.units import joule, second\n" in module

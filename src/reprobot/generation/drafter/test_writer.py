@@ -86,7 +86,7 @@ def module_text(
     (name, body) as ``def test_<name>(<params>):`` (``params`` names pytest fixtures), or, in
     the unittest family's style, as a method of one ``TestCase`` class."""
     parts = [*_comment(header(title, reference)), ""]
-    imports = list(dict.fromkeys(imports))
+    imports = merged_imports(list(dict.fromkeys(imports)))
     if imports:
         parts.extend(imports)
         parts.append("")
@@ -115,6 +115,43 @@ def module_text(
             text = body.rstrip("\n") if body.strip() else "pass"
             parts.append(indented(text, "        "))
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _from_import(line: str) -> ast.ImportFrom | None:
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
+        return None
+    return node
+
+
+def merged_imports(lines: Sequence[str]) -> list[str]:
+    """``lines`` with each run of ``from M import a`` lines of one module written as one, as a
+    maintainer writes them (``from M import a, b``); nothing moves past another import, so every
+    name is bound in the same order as before."""
+    out: list[str] = []
+    last: ast.ImportFrom | None = None
+    for line in lines:
+        node = _from_import(line)
+        if (
+            node is not None
+            and last is not None
+            and (node.module, node.level)
+            == (
+                last.module,
+                last.level,
+            )
+        ):
+            have = {(a.name, a.asname) for a in last.names}
+            last.names.extend(a for a in node.names if (a.name, a.asname) not in have)
+            out[-1] = ast.unparse(last)
+            continue
+        out.append(line)
+        last = node
+    return out
 
 
 # A value shown over several lines is a two-dimensional display: what IPython shows of an object
