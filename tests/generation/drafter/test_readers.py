@@ -16,6 +16,13 @@ SESSION = "```pycon\n>>> from calc import mean\n>>> mean([1, 2])\n1\n```\n"
 CODE = "```python\nfrom calc import mean\nmean([1, 2])\n```\n"
 FIRES = {
     "code-blocks": [("mean", CODE)],
+    "written-tests": [
+        (
+            "mean",
+            "```python\nfrom calc import mean\n\ndef test_mean():\n"
+            "    assert mean([1, 2]) == 1.5\n```\n",
+        )
+    ],
     "sessions": [("mean", SESSION)],
     "unfenced-code": [("mean", "Run this:\n\nfrom calc import mean\nmean([1, 2])\n\nThanks.")],
     "tracebacks": [

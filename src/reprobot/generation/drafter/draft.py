@@ -84,7 +84,12 @@ from reprobot.generation.repo.exercised import (
     own_tests_folder,
     reaches_project,
 )
-from reprobot.generation.repo.fixtures import visible_fixtures
+from reprobot.generation.repo.fixtures import (
+    PYTEST_FIXTURES,
+    asked_fixtures,
+    tree_fixtures,
+    visible_fixtures,
+)
 from reprobot.generation.repo.test_layout import (
     layout_of,
     new_test_path,
@@ -205,6 +210,22 @@ def _test_folder(sources: Sequence[TestSource], tree: TreeContext) -> str | None
     return None
 
 
+def _not_runnable_as_written(
+    source: TestSource, style: TestStyle, fixtures: frozenset[str], tree: TreeContext
+) -> str | None:
+    """Why the tests an issue writes out cannot run as the project's own, or None: pytest
+    functions under another runner, or asking for fixtures neither pytest nor the tree
+    defines."""
+    if not style.is_pytest:
+        return "the issue's tests are pytest functions; the project's runner does not collect them"
+    asked = asked_fixtures(source.body) - PYTEST_FIXTURES - fixtures
+    unknown = sorted(asked - tree_fixtures(tree.python_files)) if asked else []
+    if unknown:
+        offered = ", ".join(unknown[:5])
+        return f"the issue's tests ask for fixtures the project does not offer: {offered}"
+    return None
+
+
 def draft_from_issue(
     issue: IssueReport,
     snapshot: RepoSnapshot,
@@ -241,6 +262,9 @@ def draft_from_issue(
     )
     packages = tree.layout.packages
     for source in sources:
+        if source.module_level and (why := _not_runnable_as_written(source, style, fixtures, tree)):
+            skipped.append((source.method, why))
+            continue
         body = source.body
         helpers = needed_imports(body)
         provided: tuple[str, ...] = ("tmp_path",)
@@ -267,6 +291,9 @@ def draft_from_issue(
         # be told to reach nothing of it.
         if (
             not source.runs_project_command
+            and not (
+                source.module_level and asked_fixtures(body) & tree_fixtures(tree.python_files)
+            )
             and not requested
             and not unresolved
             and not reaches_project("\n".join([*prelude, *models, body]), imports, packages)
@@ -288,9 +315,11 @@ def draft_from_issue(
                 )
             )
         params = ", ".join([*(["tmp_path"] if source.wants_tmp_path else []), *requested])
-        text = module_text(
-            issue.title, imports, prelude, [(stem, body)], params, style, issue.reference
-        )
+        tests = [(stem, body)]
+        if source.module_level:
+            # The issue's own test functions are the module's tests, as it wrote them.
+            prelude, tests = [*prelude, *([""] if prelude else []), "", body], []
+        text = module_text(issue.title, imports, prelude, tests, params, style, issue.reference)
         key = re.sub(r"\s+", " ", text)
         if key in seen:
             continue

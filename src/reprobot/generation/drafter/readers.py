@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from reprobot.generation.drafter.issue_code import written_tests
 from reprobot.generation.drafter.reading import Reading
 from reprobot.generation.drafter.snippets import code_blocks, shown_value_step
 from reprobot.generation.issue.prose import (
@@ -16,6 +17,7 @@ from reprobot.generation.issue.prose import (
     introduced_as_wrong,
     under_expected_heading,
 )
+from reprobot.generation.issue.runner_session import shows_runner_session
 from reprobot.generation.issue.sentences import calls_message_wrong, title_calls_wrong
 from reprobot.generation.issue.shown_output import output_after
 from reprobot.generation.issue.stated_calls import stated_outcomes, stated_returns
@@ -71,6 +73,13 @@ READERS: tuple[Reader, ...] = (
         "an example that calls nothing of the project (only the standard library or another "
         'package, "a bug in LooseVersion") is no reproduction, as no change of the project can '
         "fix it",
+    ),
+    Reader(
+        "written-tests",
+        "tests the issue writes out",
+        lambda r: any(written_tests(p) for p in r.code) and not shows_runner_session(r.issue),
+        "top-level `test*` functions, as a reporter proposes a regression test, with no "
+        "runner's session shown for them",
     ),
     Reader(
         "sessions",

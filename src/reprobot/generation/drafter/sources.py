@@ -26,6 +26,9 @@ class TestSource:
     # It runs one of the project's own commands (a console script, ``-m`` of its package, its
     # documentation build): it reaches the project whatever it imports.
     runs_project_command: bool = False
+    # Its body is a module whose own ``test*`` functions are the tests: the tests the issue
+    # writes out, run by pytest as they are, with the fixtures they ask for.
+    module_level: bool = False
 
 
 def squash(text: str) -> str:

@@ -75,7 +75,20 @@ VARIANTS: tuple[Variant, ...] = (
             "reporter's own settings, which never show the project's value, propose nothing)"
         ),
     ),
-    Variant(Method.ISSUE_CODE, CRASH, "a code block", (code_run_variants,), claim=CRASHES),
+    Variant(
+        Method.ISSUE_CODE,
+        f"{CRASH}, or the assertions of the tests the issue writes out",
+        "a code block",
+        (code_run_variants,),
+        claim=CRASHES,
+        reads=(
+            "tests the issue writes out (top-level `test*` functions, as a reporter proposes a "
+            "regression test): they are the module's tests as written, asking for pytest's own "
+            "fixtures and those of the project's `conftest.py` files, a call of them left to "
+            "pytest; not where the issue shows a runner's session for them (its report is then "
+            "the problem) or the project's runner is not pytest"
+        ),
+    ),
     Variant(
         Method.ISSUE_SESSION_RAISES,
         CRASH,

@@ -15,6 +15,14 @@ from pathlib import PurePosixPath
 from reprobot.validation import UNPARSABLE
 
 _FIXTURE_DECORATORS = frozenset({"fixture", "yield_fixture"})
+# The fixtures pytest itself offers every test (``pytest --fixtures`` without plugins; ``testdir``
+# and ``pytester`` come with its ``pytester`` plugin, which a project enables for them).
+PYTEST_FIXTURES = frozenset(
+    {"cache", "capsys", "capsysbinary", "capfd", "capfdbinary", "caplog", "doctest_namespace"}
+    | {"monkeypatch", "pytestconfig", "record_property", "record_testsuite_property"}
+    | {"record_xml_attribute", "recwarn", "request", "tmp_path", "tmp_path_factory", "tmpdir"}
+    | {"tmpdir_factory"}
+)
 
 
 def visible_fixtures(test_path: str, sources: Mapping[str, str]) -> frozenset[str]:
@@ -56,3 +64,52 @@ def fixture_names(source: str) -> set[str]:
             ]
             out.add(renamed[0] if renamed else node.name)
     return out
+
+
+def _parametrized(decorator: ast.expr) -> set[str]:
+    """The argument names a ``pytest.mark.parametrize("a, b", ...)`` decorator gives a test."""
+    if not isinstance(decorator, ast.Call) or not decorator.args:
+        return set()
+    target = decorator.func
+    if not (isinstance(target, ast.Attribute) and target.attr == "parametrize"):
+        return set()
+    names = decorator.args[0]
+    if isinstance(names, ast.Constant) and isinstance(names.value, str):
+        return {n.strip() for n in names.value.split(",") if n.strip()}
+    if isinstance(names, ast.List | ast.Tuple):
+        return {
+            e.value for e in names.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        }
+    return set()
+
+
+def asked_fixtures(source: str) -> set[str]:
+    """The fixtures the top-level ``test*`` functions of a module ask for by their parameters:
+    those its own ``parametrize`` marks and fixtures do not give."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return set()
+    own = fixture_names(source)
+    asked: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+            "test"
+        ):
+            given = set().union(*(_parametrized(d) for d in node.decorator_list))
+            params = [
+                a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+            ]
+            asked.update(p for p in params if p not in given)
+    return asked - own
+
+
+def tree_fixtures(sources: Mapping[str, str]) -> frozenset[str]:
+    """Every fixture the tree defines, in any module: its ``conftest.py`` files and the plugins
+    it ships (pytest's own ``caplog`` is defined in ``_pytest/logging.py``). A test asking for
+    one of them runs the project's code."""
+    names: set[str] = set()
+    for text in sources.values():
+        if "fixture" in text:
+            names |= fixture_names(text)
+    return frozenset(names)
