@@ -10,7 +10,12 @@ from pathlib import Path
 
 from reprobot.generation.drafter.draft import draft_from_issue
 from reprobot.generation.issue.report import parse_issue
-from reprobot.generation.repo.fixtures import fixture_names, visible_fixtures
+from reprobot.generation.repo.fixtures import (
+    asked_fixtures,
+    fixture_names,
+    tree_fixtures,
+    visible_fixtures,
+)
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import git, make_repo, pyproject
 
@@ -122,3 +127,19 @@ def test_a_fixture_the_snippet_uses_is_requested_and_the_draft_reproduces(tmp_pa
     # It fails with the issue's exception, not for a name the snippet never bound.
     assert "TypeError: unsupported operand" in proc.stdout, proc.stdout
     assert "NameError" not in proc.stdout
+
+
+def test_what_written_out_tests_ask_for_and_what_the_tree_defines() -> None:
+    module = (
+        "import pytest\n\n\n@pytest.fixture\ndef own():\n    return 1\n\n\n"
+        "@pytest.mark.parametrize('a, b', [(1, 2)])\n"
+        "def test_x(a, b, own, caplog, store):\n    pass\n\n\n"
+        "@pytest.mark.parametrize(['c'], [(1,)])\n"
+        "def test_y(c, *, monkeypatch):\n    pass\n\n\n"
+        "def helper(unrelated):\n    pass\n"
+    )
+    assert asked_fixtures(module) == {"caplog", "store", "monkeypatch"}
+    assert asked_fixtures("def test_x(:\n") == set()
+    plugin = "from _pytest.fixtures import fixture\n\n\n@fixture\ndef caplog(request):\n    pass\n"
+    tree = {"src/_pytest/logging.py": plugin, "src/_pytest/other.py": "def caplog():\n    pass\n"}
+    assert tree_fixtures(tree) == {"caplog"}

@@ -1,4 +1,6 @@
-"""The pytest fixtures a new test module can ask for by name, read from the tree (pure).
+"""The pytest fixtures a new test module can ask for by name, read from the tree (pure): pytest's
+own, those of the ``conftest.py`` files above it, every one the tree defines, and those the tests
+an issue writes out ask for.
 
 Reporters write their example the way the project's tests do: ``app.config.from_file(...)``
 where ``app`` is the Flask test suite's fixture, never bound in the snippet. A test placed in a
