@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import ast
 
-from reprobot.generation.drafter.test_writer import STAR_GUARD
+from reprobot.generation.drafter.test_writer import (
+    STAR_GUARD,
+    assert_expected,
+    module_text,
+    plain_asserts,
+)
 from reprobot.generation.drafter.tidy import (
     explicit_star_imports,
     formatted,
@@ -146,3 +151,10 @@ def test_a_string_that_cannot_be_cut_alike_stays_whole() -> None:
         assert split_long_strings(text, 79) == text, text
     short = draft("'" + spaces + "'")
     assert split_long_strings(short, 200) == short
+
+
+def test_a_module_comparing_in_any_order_passes_a_79_column_flake8_once_tidied() -> None:
+    body = plain_asserts(assert_expected("square_of_sum('x', 3)", "9 + 6*x + x**2"))
+    draft = module_text("t", ["from algebra import square_of_sum"], [], [("sum", body)])
+    assert "def _any_order(" in draft and lint(FLAKE8, "tests/test_x.py", draft)
+    assert lint(FLAKE8, "tests/test_x.py", tidy(draft, "tests/test_x.py", FLAKE8, star_names)) == ()

@@ -24,7 +24,7 @@ HELPER = "_any_order"
 
 
 def any_order(text: str) -> str:
-    """``text`` as a printed set, mapping or sum with its items sorted; other text as it is."""
+    """``text`` with a printed set's, mapping's or sum's items sorted."""
     import ast
 
     text = text.strip()
