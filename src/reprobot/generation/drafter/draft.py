@@ -211,18 +211,17 @@ def _test_folder(sources: Sequence[TestSource], tree: TreeContext) -> str | None
 
 
 def _not_runnable_as_written(
-    source: TestSource, style: TestStyle, fixtures: frozenset[str], tree: TreeContext
+    source: TestSource, style: TestStyle, offered: frozenset[str]
 ) -> str | None:
     """Why the tests an issue writes out cannot run as the project's own, or None: pytest
     functions under another runner, or asking for fixtures neither pytest nor the tree
-    defines."""
+    (``offered``) defines."""
     if not style.is_pytest:
         return "the issue's tests are pytest functions; the project's runner does not collect them"
-    asked = asked_fixtures(source.body) - PYTEST_FIXTURES - fixtures
-    unknown = sorted(asked - tree_fixtures(tree.python_files)) if asked else []
+    unknown = sorted(asked_fixtures(source.body) - PYTEST_FIXTURES - offered)
     if unknown:
-        offered = ", ".join(unknown[:5])
-        return f"the issue's tests ask for fixtures the project does not offer: {offered}"
+        names = ", ".join(unknown[:5])
+        return f"the issue's tests ask for fixtures the project does not offer: {names}"
     return None
 
 
@@ -261,8 +260,14 @@ def draft_from_issue(
         f"{app}/{name}" in tree.python_files for name in ("models.py", "models/__init__.py")
     )
     packages = tree.layout.packages
+    # Fixtures the tree defines anywhere (a plugin it ships too), for tests the issue writes out.
+    defined = (
+        tree_fixtures(tree.python_files) if any(s.module_level for s in sources) else frozenset()
+    )
     for source in sources:
-        if source.module_level and (why := _not_runnable_as_written(source, style, fixtures, tree)):
+        if source.module_level and (
+            why := _not_runnable_as_written(source, style, fixtures | defined)
+        ):
             skipped.append((source.method, why))
             continue
         body = source.body
@@ -291,9 +296,7 @@ def draft_from_issue(
         # be told to reach nothing of it.
         if (
             not source.runs_project_command
-            and not (
-                source.module_level and asked_fixtures(body) & tree_fixtures(tree.python_files)
-            )
+            and not (source.module_level and asked_fixtures(body) & defined)
             and not requested
             and not unresolved
             and not reaches_project("\n".join([*prelude, *models, body]), imports, packages)
