@@ -15,6 +15,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_message_gone,
     assert_not_shown,
     catch_output,
+    generated_messages,
     merged_imports,
     module_text,
     needed_imports,
@@ -357,6 +358,12 @@ def test_the_message_gone_fails_on_the_message_and_passes_on_another_or_none() -
             assert_message_gone("f(3)", "bad"),
             "try:\n    f(3)\nexcept Exception as _raised:\n    assert 'bad' not in str(_raised)",
         ),
+        # A command's test: pytest's report shows the match, or the output searched.
+        (
+            "assert not re.search('bad', output), 'the output still shows ' + 'bad' + ':\\n'"
+            " + output[-3000:]\nassert re.search('good', output), 'the output lacks ' + 'good'",
+            "assert not re.search('bad', output)\nassert re.search('good', output)",
+        ),
         # The reporter's own assertions keep their messages; a body that does not parse stays.
         ("assert ok, 'expected it to work'", "assert ok, 'expected it to work'"),
         ("assert total == 3, 'sum: ' + repr(total)", "assert total == 3, 'sum: ' + repr(total)"),
@@ -368,6 +375,17 @@ def test_the_message_gone_fails_on_the_message_and_passes_on_another_or_none() -
 )
 def test_a_test_pytest_runs_carries_no_message_of_ours(body: str, plain: str) -> None:
     assert plain_asserts(body) == plain
+    assert generated_messages(plain) == 0
+
+
+def test_the_benchmark_counts_the_messages_written_here_and_only_those() -> None:
+    command = (
+        "assert not re.search('bad', output), 'the output still shows ' + 'bad'\n"
+        "assert re.search('good', output), 'the output lacks ' + 'good'"
+    )
+    assert generated_messages(command) == 2
+    assert generated_messages(assert_expected("f(1)", "2.5")) == 1
+    assert generated_messages("assert ok, 'expected it to work'") == 0
 
 
 def test_the_header_names_the_issue_as_the_repository_does_when_its_number_is_known() -> None:

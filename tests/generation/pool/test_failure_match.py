@@ -596,3 +596,26 @@ def test_a_plain_assertion_shows_its_sides_in_pytests_report(
     assert judge_test(parse_failure(detail), other, ["tests/test_mean.py"])[0] is not (
         DraftOutcome.REPRODUCES
     )
+
+
+def test_a_commands_output_still_showing_the_reported_line_reproduces() -> None:
+    """A drafted command's test searches its output for the line the issue reports as wrong;
+    pytest's report shows the match, printed here with another line number and path."""
+    test_line = "assert not re.search('SKIPPED\\\\s+\\\\[\\\\d+\\\\]\\\\s+...', output)"
+    match = "<re.Match object; span=(5, 61), match='SKIPPED [1] src/_pytest/skipping.py:239: skip'>"
+    detail = _plain_failure(test_line, f"assert not {match}\n +  where {match} = search(...)")
+    reported = "SKIPPED [1] /home/me/pytest/skipping.py:238: skip"
+    reason = reason_of("skip location", "It shows the wrong location.", (reported,))
+    verdict, said, _ = judge_test(parse_failure(detail), reason, ["tests/test_mean.py"])
+    assert verdict is DraftOutcome.REPRODUCES and said == ISSUES_WRONG_VALUE
+    # A line the issue does not report, or the match in a file not the test's, says nothing.
+    other = replace(
+        reason, wrong_values=("SKIPPED [1] conftest.py:3: other",), text_words=frozenset()
+    )
+    assert judge_test(parse_failure(detail), other, ["tests/test_mean.py"])[0] is not (
+        DraftOutcome.REPRODUCES
+    )
+    assert (
+        judge_test(parse_failure(detail), replace(reason, text_words=frozenset()), ["x.py"])[0]
+        is not DraftOutcome.REPRODUCES
+    )

@@ -281,6 +281,10 @@ def expected_assertion(expected: str, shown: str = "") -> str:
 _MESSAGE_LEADS = (
     "still gives the value the issue reports: ",
     "still raises the message the issue reports: ",
+    # A command's output: pytest's report of ``not re.search`` shows the match, the line the
+    # issue reports; of ``re.search``, the output searched.
+    "the output still shows ",
+    "the output lacks ",
 )
 
 

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reprobot.generation.drafter.any_order import HELPER as ANY_ORDER
+from reprobot.generation.drafter.command_line import loose_pattern
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.tracebacks import is_exception_name
+from reprobot.generation.issue.values import literal
 from reprobot.generation.repo.test_layout import words
 from reprobot.validation import Outcome, TestRun
 
@@ -223,6 +225,27 @@ def message_share(expected: str, got: str) -> float:
     return len(want & have) / len(want)
 
 
+# pytest's report of a failing ``assert not re.search(...)``: the match, "<re.Match object;
+# span=(0, 22), match='************* Module a'>".
+_MATCH_REPR = re.compile(
+    r"<re\.Match object; span=\(\d+, \d+\), match=(?P<text>'[^\n]{0,600}?'|\"[^\n]{0,600}?\")>"
+)
+
+
+def _matches_a_wrong_line(text: str, reason: IssueReason) -> bool:
+    """Whether a failed assertion shows a regex match of a line the issue reports as wrong, as
+    a drafted command's test searches its output for it: the line as it printed here, numbers,
+    spacing and path prefixes aside (``command_line.loose_pattern``)."""
+    for match in _MATCH_REPR.finditer(text):
+        ok, found = literal(match.group("text"))
+        if not ok or not isinstance(found, str):
+            continue
+        for value in reason.wrong_values:
+            if value.strip() and re.fullmatch(loose_pattern(value), found.strip()):
+                return True
+    return False
+
+
 def _squash(text: str) -> str:
     return "".join(text.split())
 
@@ -305,6 +328,8 @@ def judge_test(
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
             return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
+    if exc == "AssertionError" and own and _matches_a_wrong_line(failure.text, reason):
+        return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
         # Reprobot's own assertions show "expected X, got Y" (pytest's report of the rewritten
         # assertion, or their message): X the issue's expected value, or Y the wrong value it
