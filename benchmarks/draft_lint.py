@@ -3,8 +3,9 @@ reprobot`` runs, as they were chosen and as ``drafter.tidy`` leaves them today (
 the tidied text is not run here; in ``reproduce`` it is kept only when it reproduces too).
 
 Printed per run: the chosen test modules checked, how many pass the project's flake8 or Ruff
-settings as chosen and tidied, how many belong to projects with no linter settings, and the
-codes of what is left.
+settings as chosen and tidied, how many belong to projects with no linter settings, the codes of
+what is left, and how many chosen modules carry no assertion message Reprobot wrote (the unittest
+family's "expected X, got Y" counts: without pytest's rewriting, it is that test's report).
 
     .venv/bin/python benchmarks/draft_lint.py OUT [OUT ...] --instances FILE [--instances FILE]
         --repos REPOS
@@ -21,6 +22,7 @@ from pathlib import Path
 from reprobot.bench.data.instances import load_instances
 from reprobot.bench.envs.environments import clone_path
 from reprobot.generation.drafter.draft import tree_context
+from reprobot.generation.drafter.test_writer import generated_messages
 from reprobot.generation.drafter.tidy import star_names_in, tidy
 from reprobot.generation.issue.file import read_issue
 from reprobot.generation.repo.linter import LintError, lint, project_linter
@@ -46,15 +48,16 @@ def main() -> int:
             base = RepoSnapshot.from_git(
                 clone_path(args.repos, instance.repo), instance.base_commit
             )
+            sources = patched_sources(base, [patch], list(patch.files))
+            texts = {p: d.decode("utf-8", "replace") for p, d in sources.items() if d is not None}
+            counts["modules"] += len(texts)
+            counts["no message"] += sum(generated_messages(t) == 0 for t in texts.values())
             linter = project_linter(base)
             if linter is None:
                 counts["no linter settings"] += 1
                 continue
             tree = tree_context(read_issue(instance.problem_statement), base)
-            for path, data in patched_sources(base, [patch], list(patch.files)).items():
-                if data is None:
-                    continue
-                text = data.decode("utf-8", "replace")
+            for path, text in texts.items():
                 try:
                     before = lint(linter, path, text)
                     after = lint(linter, path, tidy(text, path, linter, star_names_in(tree)))
@@ -71,6 +74,8 @@ def main() -> int:
             f"{counts['pass tidied']} tidied; {counts['no linter settings']} in projects with no "
             f"linter settings, {counts['not checked']} not checked. Left: "
             + (", ".join(f"{code} {n}" for code, n in left.most_common()) or "nothing")
+            + f". Carrying no assertion message Reprobot wrote: {counts['no message']} of "
+            f"{counts['modules']} chosen test module(s)."
         )
     return 0
 
