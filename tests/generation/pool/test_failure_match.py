@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from reprobot.generation.drafter.command_line import loose_pattern
 from reprobot.generation.drafts import DraftOutcome
 from reprobot.generation.issue.report import parse_issue
 from reprobot.generation.pool.failure_match import (
@@ -600,22 +601,33 @@ def test_a_plain_assertion_shows_its_sides_in_pytests_report(
 
 def test_a_commands_output_still_showing_the_reported_line_reproduces() -> None:
     """A drafted command's test searches its output for the line the issue reports as wrong;
-    pytest's report shows the match, printed here with another line number and path."""
-    test_line = "assert not re.search('SKIPPED\\\\s+\\\\[\\\\d+\\\\]\\\\s+...', output)"
-    match = "<re.Match object; span=(5, 61), match='SKIPPED [1] src/_pytest/skipping.py:239: skip'>"
-    detail = _plain_failure(test_line, f"assert not {match}\n +  where {match} = search(...)")
-    reported = "SKIPPED [1] /home/me/pytest/skipping.py:238: skip"
+    pytest's report shows the match (cut at 50 characters) and the pattern that found it."""
+    reported = "SKIPPED [1] /home/me/pytest/skipping.py:238: unconditional skip"
+    pattern = loose_pattern(reported)
+    match = (
+        "<re.Match object; span=(5, 86), match='SKIPPED [1] ../../src/_pytest/skipping.py:239: u>"
+    )
+    report = (
+        f"assert not {match}\n +  where {match} = <function search at 0x7f49>"
+        f"({pattern!r}, '...')\n +    where <function search at 0x7f49> = re.search"
+    )
+    detail = _plain_failure(f"assert not re.search({pattern!r}, output)", report)
     reason = reason_of("skip location", "It shows the wrong location.", (reported,))
     verdict, said, _ = judge_test(parse_failure(detail), reason, ["tests/test_mean.py"])
     assert verdict is DraftOutcome.REPRODUCES and said == ISSUES_WRONG_VALUE
-    # A line the issue does not report, or the match in a file not the test's, says nothing.
+    # Another line's pattern, a search that found nothing, or a file not the test's: not so.
     other = replace(
         reason, wrong_values=("SKIPPED [1] conftest.py:3: other",), text_words=frozenset()
     )
     assert judge_test(parse_failure(detail), other, ["tests/test_mean.py"])[0] is not (
         DraftOutcome.REPRODUCES
     )
-    assert (
-        judge_test(parse_failure(detail), replace(reason, text_words=frozenset()), ["x.py"])[0]
-        is not DraftOutcome.REPRODUCES
+    nothing = _plain_failure(
+        f"assert re.search({pattern!r}, output)",
+        f"assert None\n +  where None = <function search at 0x7f49>({pattern!r}, '...')",
     )
+    quiet = replace(reason, text_words=frozenset())
+    assert judge_test(parse_failure(nothing), quiet, ["tests/test_mean.py"])[0] is not (
+        DraftOutcome.REPRODUCES
+    )
+    assert judge_test(parse_failure(detail), quiet, ["x.py"])[0] is not DraftOutcome.REPRODUCES

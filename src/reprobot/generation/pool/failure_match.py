@@ -225,24 +225,26 @@ def message_share(expected: str, got: str) -> float:
     return len(want & have) / len(want)
 
 
-# pytest's report of a failing ``assert not re.search(...)``: the match, "<re.Match object;
-# span=(0, 22), match='************* Module a'>".
-_MATCH_REPR = re.compile(
-    r"<re\.Match object; span=\(\d+, \d+\), match=(?P<text>'[^\n]{0,600}?'|\"[^\n]{0,600}?\")>"
+# pytest's report of a failing ``assert not re.search(PATTERN, output)``: the match, then the
+# call that found it with its pattern in full ("where <re.Match object; span=(0, 22),
+# match='***...'> = <function search at 0x7f...>('\\*\\*...', '...')"). The match itself is cut
+# at 50 characters; the pattern is not.
+_FOUND_BY = re.compile(
+    r"where <re\.Match object; [^\n]*?> = <function search at 0x[0-9a-f]+>\("
+    r"(?P<pattern>'(?:[^'\\\n]|\\.){0,2000}'|\"(?:[^\"\\\n]|\\.){0,2000}\")"
 )
 
 
 def _matches_a_wrong_line(text: str, reason: IssueReason) -> bool:
-    """Whether a failed assertion shows a regex match of a line the issue reports as wrong, as
-    a drafted command's test searches its output for it: the line as it printed here, numbers,
-    spacing and path prefixes aside (``command_line.loose_pattern``)."""
-    for match in _MATCH_REPR.finditer(text):
-        ok, found = literal(match.group("text"))
-        if not ok or not isinstance(found, str):
-            continue
-        for value in reason.wrong_values:
-            if value.strip() and re.fullmatch(loose_pattern(value), found.strip()):
-                return True
+    """Whether a failed assertion found a line the issue reports as wrong in a command's output:
+    its regex is the one a drafted command's test writes for that line (``command_line.
+    loose_pattern``: numbers, spacing and path prefixes aside), and pytest's report shows that
+    it matched."""
+    wanted = {loose_pattern(v) for v in reason.wrong_values if v.strip()}
+    for found in _FOUND_BY.finditer(text):
+        ok, pattern = literal(found.group("pattern"))
+        if ok and isinstance(pattern, str) and pattern.removeprefix("(?m)^") in wanted:
+            return True
     return False
 
 
@@ -283,6 +285,9 @@ def judge_test(
     raised = {short_name(t) for t, _ in reason.other_raises} | {short_name(reason.exc_type or "")}
     if self_inflicted and exc not in raised:
         return DraftOutcome.BROKEN, f"the test's own code fails: {summary}", 0.0
+    # A command's output still showing the line the issue reports, crash line or not.
+    if exc == "AssertionError" and own and _matches_a_wrong_line(failure.text, reason):
+        return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
     frames = sum(1 for f in reason.frame_functions if f in failure.text)
     frame_share = frames / len(reason.frame_functions) if reason.frame_functions else 0.0
     if reason.exc_type:
@@ -328,8 +333,6 @@ def judge_test(
     for value in reason.wrong_values:
         if len(_squash(value)) >= 2 and _squash(value) in squashed:
             return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
-    if exc == "AssertionError" and own and _matches_a_wrong_line(failure.text, reason):
-        return DraftOutcome.REPRODUCES, ISSUES_WRONG_VALUE, 3.0
     if not reason.exc_type and exc in ("AssertionError", "Failed") and own:
         # Reprobot's own assertions show "expected X, got Y" (pytest's report of the rewritten
         # assertion, or their message): X the issue's expected value, or Y the wrong value it
