@@ -158,3 +158,10 @@ def test_a_module_comparing_in_any_order_passes_a_79_column_flake8_once_tidied()
     draft = module_text("t", ["from algebra import square_of_sum"], [], [("sum", body)])
     assert "def _any_order(" in draft and lint(FLAKE8, "tests/test_x.py", draft)
     assert lint(FLAKE8, "tests/test_x.py", tidy(draft, "tests/test_x.py", FLAKE8, star_names)) == ()
+
+
+def test_rows_are_counted_as_the_tokenizer_counts_them() -> None:
+    # A form feed inside an earlier literal is a line boundary to ``splitlines``, not to Python.
+    draft = "def test_x():\n    a = 'x\fy'\n    assert a != '" + "word " * 20 + "'\n"
+    split = split_long_strings(draft, 79)
+    assert split != draft and ast.dump(ast.parse(split)) == ast.dump(ast.parse(draft))

@@ -20,6 +20,7 @@ from reprobot.generation.drafter.any_order import (
 )
 from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
 from reprobot.generation.issue.values import literal
+from reprobot.validation import UNPARSABLE
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _MAX_SLUG_WORDS = 6
@@ -120,7 +121,7 @@ def module_text(
 def _from_import(line: str) -> ast.ImportFrom | None:
     try:
         tree = ast.parse(line)
-    except SyntaxError:
+    except UNPARSABLE:
         return None
     node = tree.body[0] if len(tree.body) == 1 else None
     if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
@@ -136,15 +137,7 @@ def merged_imports(lines: Sequence[str]) -> list[str]:
     last: ast.ImportFrom | None = None
     for line in lines:
         node = _from_import(line)
-        if (
-            node is not None
-            and last is not None
-            and (node.module, node.level)
-            == (
-                last.module,
-                last.level,
-            )
-        ):
+        if node is not None and last is not None and _same_module(node, last):
             have = {(a.name, a.asname) for a in last.names}
             last.names.extend(a for a in node.names if (a.name, a.asname) not in have)
             out[-1] = ast.unparse(last)
@@ -152,6 +145,10 @@ def merged_imports(lines: Sequence[str]) -> list[str]:
         out.append(line)
         last = node
     return out
+
+
+def _same_module(a: ast.ImportFrom, b: ast.ImportFrom) -> bool:
+    return (a.module, a.level) == (b.module, b.level)
 
 
 # A value shown over several lines is a two-dimensional display: what IPython shows of an object

@@ -293,7 +293,9 @@ def split_long_strings(source: str, line_length: int) -> str:
     syntax tree stays the same: an escape cut in two, or a literal already beside another,
     would change it."""
     tree = _tree(source)
-    lines = source.splitlines()
+    # Rows as the tokenizer counts them: split at "\n" alone (``splitlines`` splits at more).
+    rows = io.StringIO(source).readlines()
+    lines = [row.rstrip("\n") for row in rows]
     if tree is None or all(len(line) <= line_length for line in lines):
         return source
     try:
@@ -324,7 +326,6 @@ def split_long_strings(source: str, line_length: int) -> str:
             edits.append((token.start, token.end, f"({split})"))
     if not edits:
         return source
-    rows = source.splitlines(keepends=True)
     for (row, start), (_, end), text in sorted(edits, reverse=True):
         rows[row - 1] = rows[row - 1][:start] + text + rows[row - 1][end:]
     split_source = "".join(rows)
