@@ -10,12 +10,12 @@ import pytest
 from reprobot.generation.drafter.draft import draft_from_issue
 from reprobot.generation.drafter.session_variants import (
     changed_value_sources,
-    is_boolean,
     shown_expression,
     shown_sources,
 )
 from reprobot.generation.drafter.snippets import session_programs
 from reprobot.generation.drafter.sources import print_call
+from reprobot.generation.drafter.test_writer import is_boolean
 from reprobot.generation.issue.report import parse_issue
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import TINY_PYPROJECT, make_repo
@@ -144,7 +144,7 @@ def test_a_truth_value_called_wrong_must_become_the_other_one() -> None:
     assert source.method == "issue-expected" and "the issue calls True wrong" in source.note
     assert source.body.split("\n")[-2:] == [
         "result = m.tags is None",
-        "assert result == False, 'expected ' + 'False' + ', got ' + repr(result)",
+        "assert not result, 'expected ' + 'False' + ', got ' + repr(result)",
     ]
     # A value that is no truth value by its form keeps the weak check.
     (program,) = session_programs(

@@ -465,6 +465,70 @@ def test_the_order_stays_when_it_is_what_the_issue_calls_wrong() -> None:
     assert "_any_order('x + 1')" in assert_expected("f()", "x + 1", shown="x + 2")
 
 
+# A truth value of a library's own type: equal to True or False, but neither of them (NumPy's
+# ``np.True_``), so ``is True`` would fail where ``== True`` and the value itself hold.
+_LIBRARY_BOOL = [
+    "class _Bool:",
+    "    def __init__(self, value):",
+    "        self.value = value",
+    "",
+    "    def __bool__(self):",
+    "        return self.value",
+    "",
+    "    def __eq__(self, other):",
+    "        return self.value == other",
+    "",
+    "    def __repr__(self):",
+    "        return repr(self.value)",
+    "",
+    "class _Dtype:",
+    "    def __init__(self, name):",
+    "        self.name = name",
+    "",
+    "    def __eq__(self, other):",
+    "        return _Bool(self.name == other.name)",
+]
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected", "passes", "report"),
+    [
+        ("_Dtype('i4') == _Dtype('i4')", "True", True, ""),
+        ("_Dtype('i4') == _Dtype('i8')", "True", False, "assert False"),
+        ("_Dtype('i4') == _Dtype('i8')", "False", True, ""),
+        ("_Dtype('i4') == _Dtype('i4')", "False", False, "assert not True"),
+        ("isinstance(1, int)", "True", True, ""),
+    ],
+)
+def test_a_truth_value_is_asserted_as_itself(
+    expression: str, expected: str, passes: bool, report: str, tmp_path: Path
+) -> None:
+    """A comparison or predicate the issue expects True or False of is asserted as itself, as a
+    maintainer writes it: no ``== True`` for linters to flag, and a library's own truth values
+    (NumPy's) pass where ``is True`` would fail them. pytest's report shows the value got."""
+    body = plain_asserts(assert_expected(expression, expected))
+    tree = ast.parse(body)
+    compared = [n for n in ast.walk(tree) if isinstance(n, ast.Compare)]
+    assert all(
+        not isinstance(c, ast.Constant) or not isinstance(c.value, bool)
+        for n in compared
+        for c in n.comparators
+    ), body
+    path = tmp_path / "test_truth.py"
+    path.write_text(module_text("t", [], _LIBRARY_BOOL, [("truth", body)]))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert (done.returncode == 0) == passes, done.stdout
+    assert report in done.stdout
+    # A value whose form gives no truth value keeps its comparison with the literal.
+    assert "assert result == True" in plain_asserts(assert_expected("f()", "True"))
+
+
 def test_runs_of_imports_from_one_module_are_one_line() -> None:
     lines = [
         "from sympy.physics.units.util import convert_to",

@@ -567,6 +567,11 @@ def _plain_failure(test_line: str, report: str) -> str:
             "x + 1",
             NOT_THE_EXPECTED_VALUE,
         ),
+        # A truth value asserted as itself: pytest shows the value got, the other one.
+        ("assert result", "assert False", "", "True", NOT_THE_EXPECTED_VALUE),
+        ("assert result", "assert False", "False", "", ISSUES_WRONG_VALUE),
+        ("assert not result", "assert not True", "True", "", ISSUES_WRONG_VALUE),
+        ("assert not result", "assert not True", "", "False", NOT_THE_EXPECTED_VALUE),
         # The value the issue calls wrong, still printed.
         (
             "assert '1' not in (str(result), repr(result))",

@@ -38,6 +38,7 @@ from reprobot.generation.drafter.test_writer import (
     assert_not_shown,
     catch_output,
     indented,
+    is_boolean,
 )
 from reprobot.generation.issue.prose import (
     called_right,
@@ -101,28 +102,6 @@ def shown_expression(statement: str) -> tuple[list[str], str, bool]:
 
 
 _BOOLEANS = {"True": "False", "False": "True"}
-# Calls that give a truth value whatever they are given.
-_PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool"})
-
-
-def is_boolean(expression: str) -> bool:
-    """Whether ``expression`` gives a truth value by its form: a comparison, ``not``, or a
-    predicate such as ``isinstance``; so that a shown ``True`` called wrong means ``False``."""
-    try:
-        node = ast.parse(expression, mode="eval").body
-    except UNPARSABLE:
-        return False
-    if isinstance(node, ast.Compare):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return True
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _PREDICATES
-    )
-
-
 def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
     come back; the value it expects must. A shown ``print(x)`` is about ``x``. Only an

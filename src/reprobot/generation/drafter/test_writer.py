@@ -335,12 +335,43 @@ def plain_asserts(body: str) -> str:
     return "\n".join(line.decode() for line in lines)
 
 
+_TRUTH = ("True", "False")
+# Calls that give a truth value whatever they are given.
+_PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool"})
+
+
+def is_boolean(expression: str) -> bool:
+    """Whether ``expression`` gives a truth value by its form: a comparison, ``not``, or a
+    predicate such as ``isinstance``; so that a shown ``True`` called wrong means ``False``."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except UNPARSABLE:
+        return False
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _PREDICATES
+    )
+
+
 def assert_expected(
     expression: str, expected: str, setup: Sequence[str] = (), shown: str = ""
 ) -> str:
     """Run ``setup``, evaluate ``expression`` and require the value the issue expects
     (``shown``: the value the issue shows it give, when it shows one)."""
-    return "\n".join([*setup, f"result = {expression}", expected_assertion(expected, shown)])
+    if expected in _TRUTH and is_boolean(expression):
+        # A comparison or predicate gives a truth value: asserted as itself, as a maintainer
+        # writes it (``== True`` is what linters flag, and ``is True`` fails on NumPy's bools).
+        message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
+        negation = "" if expected == "True" else "not "
+        assertion = f"assert {negation}result, {message}"
+    else:
+        assertion = expected_assertion(expected, shown)
+    return "\n".join([*setup, f"result = {expression}", assertion])
 
 
 def needs_pytest(body: str) -> bool:

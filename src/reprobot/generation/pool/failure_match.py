@@ -135,6 +135,8 @@ _SIDES = {
         r"\bassert (?:not )?Q{v}Q (?:==|!=|is|not in) ",
         r"\bin \(Q{v}Q, ",
         r"^\s*(?:E\s+)?Obtained: Q{v}Q\s*$",
+        # A truth value asserted as itself: ``assert False``, ``assert not True``.
+        r"\bassert (?:not )?Q{v}Q\s*$",
     ),
     "expected": (
         r" (?:==|is) Q{v}Q(?![\w.])",
@@ -143,6 +145,15 @@ _SIDES = {
         # A value compared with its items in any order: "where '+1 +x' = _any_order('x + 1')".
         rf"^\s*(?:E\s+)?\+\s+where .* = {ANY_ORDER}\(Q{{v}}Q\)\s*$",
     ),
+}
+
+
+# A truth value asserted as itself fails showing the other one: ``assert result`` as
+# ``assert False`` (or another false value) where True is expected, ``assert not result`` as
+# ``assert not ...`` where False is.
+_TRUTH_REPORTS = {
+    "True": r"\bassert (?:False|None|0|\[\]|\(\)|\{\}|''|\"\")\s*$",
+    "False": r"\bassert not \S.*$",
 }
 
 
@@ -159,6 +170,8 @@ def _reports_value(text: str, lead: str, value: str) -> bool:
     if re.search(rf"\b{lead}\s*'?{escaped}'?(?![\w.])", text):
         return True
     quoted = [form.replace("Q{v}Q", rf"['\"]?{escaped}['\"]?") for form in _SIDES[lead]]
+    if lead == "expected" and value in _TRUTH_REPORTS:
+        quoted.append(_TRUTH_REPORTS[value])
     return any(re.search(form, text, re.MULTILINE) for form in quoted)
 
 
