@@ -50,7 +50,6 @@ from reprobot.generation.issue.report import IssueReport
 from reprobot.generation.issue.sentences import message_called_wrong, title_calls_wrong
 from reprobot.generation.issue.stated_calls import stated_returns
 from reprobot.generation.issue.values import MAX_SHOWN_CHARS
-from reprobot.validation import UNPARSABLE
 
 
 def agreement_sources(program: Program, issue: IssueReport) -> list[TestSource]:
@@ -102,6 +101,8 @@ def shown_expression(statement: str) -> tuple[list[str], str, bool]:
 
 
 _BOOLEANS = {"True": "False", "False": "True"}
+
+
 def shown_sources(program: Program, issue: IssueReport) -> list[TestSource]:
     """Tests about the value a session step printed: the wrong value the issue shows must not
     come back; the value it expects must. A shown ``print(x)`` is about ``x``. Only an
