@@ -6,6 +6,7 @@ from reprobot.generation.drafter.snippet_names import (
     bound_names,
     called_names,
     undefined_names,
+    written_tests,
 )
 
 
@@ -47,3 +48,28 @@ def test_bound_names_are_every_binding_of_any_scope() -> None:
 
 def test_called_names_are_bare_names_in_call_position() -> None:
     assert called_names("f(x)\nm.g(y)\nh(k)(z)") == {"f", "h"}
+
+
+def test_written_tests_are_pytests_top_level_tests() -> None:
+    source = "\n".join(
+        [
+            "import pytest",
+            "def test_roc(caplog):",
+            "    def test_inner():",
+            "        pass",
+            "async def test_wait():",
+            "    pass",
+            "def test_method(self):",
+            "    pass",
+            "def helper():",
+            "    pass",
+            "class TestSuite:",
+            "    def test_case(self):",
+            "        pass",
+            "class Helper:",
+            "    pass",
+        ]
+    )
+    assert written_tests(source) == (["test_roc", "test_wait"], ["TestSuite"])
+    assert written_tests("def test_x(:") == ([], [])
+    assert written_tests("x = 1") == ([], [])

@@ -11,7 +11,6 @@ the running interpreter, and asserts on the output, with numbers and whitespace 
 
 from __future__ import annotations
 
-import ast
 import re
 import shlex
 from collections.abc import Mapping
@@ -19,11 +18,11 @@ from dataclasses import dataclass
 
 from reprobot.generation.drafter.directory_tree import from_root, is_listing, listed_files
 from reprobot.generation.drafter.project_tools import Tool, project_tools
+from reprobot.generation.drafter.snippet_names import written_tests
 from reprobot.generation.drafter.snippets import repair
 from reprobot.generation.issue.prose import caption, output_label
 from reprobot.generation.issue.report import CodeBlock, IssueReport
 from reprobot.generation.repo.test_layout import TestLayout
-from reprobot.validation import UNPARSABLE
 
 # "$ tool", and shells that print more before the sign: "(venv) host:dir user$ tool", and a
 # git prompt's branch and state marks ("(.venv) ?master ~/src/proj> tool").
@@ -268,20 +267,6 @@ def _crash_case(
 _CRASH_LINE = re.compile(r"^\S.*?\b[A-Za-z_][\w.]*(?:Error|Exception|Exit)\b(?::.*)?$")
 
 
-def _defines_tests(source: str) -> bool:
-    """Whether ``source`` is a test module: it defines ``test*`` functions or ``Test*`` classes
-    at its top level."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return False
-    return any(
-        (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"))
-        or (isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
-        for node in tree.body
-    )
-
-
 def _test_module_case(issue: IssueReport, tools: Mapping[str, Tool]) -> CliCase | None:
     """An issue about a test runner that shows a test module and the crash the runner printed
     running it, with no command: the runner (a project tool its output names) is run on the
@@ -290,7 +275,7 @@ def _test_module_case(issue: IssueReport, tools: Mapping[str, Tool]) -> CliCase 
         source
         for b in issue.code_blocks
         if b.is_python and not b.is_session and not b.is_traceback
-        and (source := repair(b.text)) is not None and _defines_tests(source)
+        and (source := repair(b.text)) is not None and any(written_tests(source))
     ]  # fmt: skip
     outputs = [b for b in issue.code_blocks if not b.is_python or b.is_traceback]
     text = "\n".join(b.text for b in outputs)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from reprobot.generation.drafter import snippet_names
 from reprobot.generation.drafter.methods import Method
 from reprobot.generation.drafter.reading import Produced, Reading
 from reprobot.generation.drafter.session_variants import displayed
@@ -28,22 +29,11 @@ from reprobot.validation import UNPARSABLE
 
 
 def written_tests(program: Program) -> tuple[str, ...]:
-    """The test functions a program defines at its top level, pytest's way: ``test*``, and not
-    a method's ``self`` first (a ``TestCase`` method pasted alone)."""
-    names: list[str] = []
-    for step in program.steps:
-        try:
-            tree = ast.parse(step.source)
-        except UNPARSABLE:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-                "test"
-            ):
-                first = [*node.args.posonlyargs, *node.args.args][:1]
-                if not (first and first[0].arg in ("self", "cls")):
-                    names.append(node.name)
-    return tuple(names)
+    """The test functions a program defines at its top level, pytest's way (``test*``, and not
+    a method's ``self`` first)."""
+    return tuple(
+        name for step in program.steps for name in snippet_names.written_tests(step.source)[0]
+    )
 
 
 def _module_source(statements: list[str]) -> str:

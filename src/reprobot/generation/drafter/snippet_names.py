@@ -116,3 +116,31 @@ def _names_under(source: str, kind: type[ast.AST], field: str) -> set[str]:
         return set()
     found = (getattr(node, field) for node in ast.walk(tree) if isinstance(node, kind))
     return {name.id for name in found if isinstance(name, ast.Name)}
+
+
+def _takes_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    first = [*node.args.posonlyargs, *node.args.args][:1]
+    return bool(first) and first[0].arg in ("self", "cls")
+
+
+def written_tests(source: str) -> tuple[list[str], list[str]]:
+    """The tests ``source`` defines at its top level, pytest's way: the names of its ``test*``
+    functions that take no ``self`` first (a ``TestCase`` method pasted alone is no test of its
+    own), and of its ``Test*`` classes. Nothing for text that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return [], []
+    functions = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("test")
+        and not _takes_self(node)
+    ]
+    classes = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test")
+    ]
+    return functions, classes
