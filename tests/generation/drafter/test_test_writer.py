@@ -407,6 +407,18 @@ class _Printed:
         return self.text
 
 
+def _pytest_on(path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """pytest run on a module of ``text`` written at ``path``."""
+    path.write_text(text)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=path.parent,
+    )
+
+
 def _module_with(expected: str, printed: str, shown: str = "") -> str:
     body = plain_asserts(assert_expected(f"_Printed({printed!r})", expected, shown=shown))
     prelude = [
@@ -441,15 +453,7 @@ def _module_with(expected: str, printed: str, shown: str = "") -> str:
 def test_a_set_mapping_or_sum_is_compared_in_any_order(
     expected: str, printed: str, passes: bool, tmp_path: Path
 ) -> None:
-    path = tmp_path / "test_value.py"
-    path.write_text(_module_with(expected, printed))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
+    done = _pytest_on(tmp_path / "test_value.py", _module_with(expected, printed))
     assert (done.returncode == 0) == passes, done.stdout
     if not passes:
         # pytest's report shows the issue's value as the one expected.
@@ -514,14 +518,8 @@ def test_a_truth_value_is_asserted_as_itself(
         for n in compared
         for c in n.comparators
     ), body
-    path = tmp_path / "test_truth.py"
-    path.write_text(module_text("t", [], _LIBRARY_BOOL, [("truth", body)]))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
+    done = _pytest_on(
+        tmp_path / "test_truth.py", module_text("t", [], _LIBRARY_BOOL, [("truth", body)])
     )
     assert (done.returncode == 0) == passes, done.stdout
     assert report in done.stdout
