@@ -12,6 +12,7 @@ from reprobot.generation.llm.setup import bind_llm_drafter
 from reprobot.generation.pool.confidence import MAX_SCORE as MAX_CONFIDENCE
 from reprobot.generation.pool.confidence import Confidence
 from reprobot.generation.pool.confidence import of_records as confidence_of_records
+from reprobot.generation.pool.failure_match import parse_failure
 from reprobot.generation.pool.reproduce import LLMDrafter, Reproduction, reproduce
 from reprobot.generation.repo.linter import LINT_PASSES, NO_LINTER_SETTINGS, lint_summary
 
@@ -26,6 +27,7 @@ __all__ = [
     "confidence_of_records",
     "generated_messages",
     "lint_summary",
+    "parse_failure",
     "parse_issue",
     "read_issue",
     "reproduce",

@@ -131,3 +131,40 @@ def test_each_reason_a_passing_change_is_not_verified_stands_in_its_headline() -
     )
     # What a pass rests on is said before the details a long comment loses first.
     assert body.index("_What this result rests on:_") < body.index("<details>")
+
+
+def test_a_test_failing_for_another_reason_with_the_change_is_named() -> None:
+    """A reproducing test whose reported error the change removes, but which then fails with
+    another exception (a dependency of the environment, say): the comment names both, so the
+    maintainer sees the issue's failure is gone and what is in the way now."""
+    reported = (
+        "def test_polyfit():\n>       plot._repr_png_()\n"
+        "E       numpy.linalg.LinAlgError: SVD did not converge in Linear Least Squares\n\n"
+        "seaborn/_stats/regression.py:30: LinAlgError"
+    )
+    other = (
+        "def test_polyfit():\n>       plot._repr_png_()\n"
+        "E       pandas._config.config.OptionError: No such keys(s): 'mode.use_inf_as_null'\n\n"
+        "pandas/_config/config.py:121: OptionError"
+    )
+    still = "def test_b():\n>       assert f() == 2\nE       assert 3 == 2\n\nt.py:3: AssertionError"
+    before = TestRun(
+        outcomes={"t.py::test_polyfit": Outcome.FAILED, "t.py::test_b": Outcome.FAILED},
+        failures={"t.py::test_polyfit": reported, "t.py::test_b": still},
+    )
+    after = TestRun(
+        outcomes={"t.py::test_polyfit": Outcome.FAILED, "t.py::test_b": Outcome.FAILED},
+        failures={"t.py::test_polyfit": other, "t.py::test_b": still.replace("3 ==", "4 ==")},
+    )
+    body = render_verdict(grade(before, after, Patch(FIX), {}, {}, "b" * 40, "c" * 40))
+    assert body.startswith("### ❌ Not verified")
+    assert "**Failing for another reason with this change:**" in body
+    assert (
+        "- `t.py::test_polyfit`: before, `LinAlgError: SVD did not converge in Linear Least "
+        "Squares`; with it, `OptionError: No such keys(s): 'mode.use_inf_as_null'`"
+    ) in body
+    # A test still failing as it did (another wrong value) is no other reason.
+    assert "- `t.py::test_b`: before" not in body
+    # Failing the same way throughout: nothing of the kind is said.
+    same = render_verdict(grade(before, before, Patch(FIX), {}, {}, "b" * 40, "c" * 40))
+    assert "another reason" not in same

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reprobot.bot.render.markdown import COMMENT_LIMIT, fence, inline_code, trim
+from reprobot.generation import parse_failure
 from reprobot.validation import Transition, Verdict
 
 _SIDE_WORD = {
@@ -143,6 +144,35 @@ def _test_list(items: list[Transition], verdict: Verdict | None = None) -> str:
     return "\n".join(shown)
 
 
+def _failing_otherwise(verdict: Verdict) -> list[str]:
+    """A line for each test that fails before the change and with it, ending in an exception of
+    another type with it (the one reproduced gone, another in its way), both exceptions named."""
+    lines = []
+    for t in verdict.transitions.values():
+        if t.before.is_pass or not t.fails_after:
+            continue
+        before = verdict.before.failures.get(t.test_id)
+        after = verdict.after.failures.get(t.test_id)
+        if not before or not after:
+            continue
+        was, now = parse_failure(before), parse_failure(after)
+        if not was.exc_type or not now.exc_type or was.exc_type == now.exc_type:
+            continue
+        lines.append(
+            f"- {inline_code(t.test_id)}: before, {inline_code(_said(was.exc_type, was.message))};"
+            f" with it, {inline_code(_said(now.exc_type, now.message))}"
+        )
+        if len(lines) == _MAX_LISTED:
+            break
+    return lines
+
+
+def _said(exc_type: str, message: str) -> str:
+    line = message.split("\n", 1)[0]
+    said = f"{exc_type}: {line}" if line else exc_type
+    return said if len(said) <= 200 else said[:199] + "…"
+
+
 def harness_warning(files: Sequence[str]) -> str:
     """The words for a fix that changes how its tests run."""
     named = ", ".join(inline_code(f) for f in files[:_MAX_LISTED])
@@ -189,6 +219,14 @@ def render_verdict(verdict: Verdict, title: str = "Reprobot") -> str:
         parts += [_test_list(fixed, verdict), ""]
     if failing:
         parts += ["**Tests failing with this change:**", _test_list(failing), ""]
+    if changed := _failing_otherwise(verdict):
+        parts += [
+            "**Failing for another reason with this change:** the failure each of these tests "
+            "showed before is gone, and another stops it. That one may come from the change, or "
+            "from the test or its environment; the failures are in the details.",
+            *changed,
+            "",
+        ]
     parts += [_coverage_line(verdict), ""]
     if verdict.status in ("verified", "weak", "needs_review"):
         # What a pass rests on stands where it is read, not in the block a long comment drops.
