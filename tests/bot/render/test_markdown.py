@@ -147,7 +147,9 @@ def test_a_test_failing_for_another_reason_with_the_change_is_named() -> None:
         "E       pandas._config.config.OptionError: No such keys(s): 'mode.use_inf_as_null'\n\n"
         "pandas/_config/config.py:121: OptionError"
     )
-    still = "def test_b():\n>       assert f() == 2\nE       assert 3 == 2\n\nt.py:3: AssertionError"
+    still = (
+        "def test_b():\n>       assert f() == 2\nE       assert 3 == 2\n\nt.py:3: AssertionError"
+    )
     before = TestRun(
         outcomes={"t.py::test_polyfit": Outcome.FAILED, "t.py::test_b": Outcome.FAILED},
         failures={"t.py::test_polyfit": reported, "t.py::test_b": still},

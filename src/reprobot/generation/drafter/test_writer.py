@@ -358,12 +358,25 @@ def is_boolean(expression: str) -> bool:
     )
 
 
+def _orders(expression: str) -> bool:
+    """Whether ``expression`` compares by order (``x < 1``), which a library may leave
+    undecided as an object whose truth value raises (SymPy's relationals): compared with the
+    literal, it fails as an assertion instead."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except UNPARSABLE:
+        return False
+    return isinstance(node, ast.Compare) and any(
+        isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in node.ops
+    )
+
+
 def assert_expected(
     expression: str, expected: str, setup: Sequence[str] = (), shown: str = ""
 ) -> str:
     """Run ``setup``, evaluate ``expression`` and require the value the issue expects
     (``shown``: the value the issue shows it give, when it shows one)."""
-    if expected in _TRUTH and is_boolean(expression):
+    if expected in _TRUTH and is_boolean(expression) and not _orders(expression):
         # A comparison or predicate gives a truth value: asserted as itself, as a maintainer
         # writes it (``== True`` is what linters flag, and ``is True`` fails on NumPy's bools).
         message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
