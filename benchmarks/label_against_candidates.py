@@ -9,7 +9,12 @@ labelled right make all its failing tests pass, and names each right candidate u
 still fails (what a maintainer who merged that fix would read as a false label), with the
 test's state after it.
 
+    reprobot bench pod --instances LABELLED.jsonl --patches CANDIDATES.jsonl \
+        --tests PREDICTIONS.jsonl --env-specs harness_specs.json --repos REPOS --out OUT
     .venv/bin/python benchmarks/label_against_candidates.py OUT
+
+where ``PREDICTIONS.jsonl`` holds the lines of a ``bench swt`` run's ``predictions.jsonl`` whose
+test patch is not empty (the reproduced instances), and ``LABELLED.jsonl`` those instances.
 """
 
 from __future__ import annotations
