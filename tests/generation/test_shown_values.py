@@ -15,7 +15,7 @@ from reprobot.generation.drafter.session_variants import (
 )
 from reprobot.generation.drafter.snippets import session_programs
 from reprobot.generation.drafter.sources import print_call
-from reprobot.generation.drafter.test_writer import is_boolean
+from reprobot.generation.drafter.truth_values import is_boolean
 from reprobot.generation.issue.report import parse_issue
 from reprobot.validation.source.snapshot import RepoSnapshot
 from tests.support.repos import TINY_PYPROJECT, make_repo

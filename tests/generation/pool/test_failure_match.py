@@ -572,6 +572,7 @@ def _plain_failure(test_line: str, report: str) -> str:
         ("assert result", "assert False", "False", "", ISSUES_WRONG_VALUE),
         ("assert not result", "assert not True", "True", "", ISSUES_WRONG_VALUE),
         ("assert not result", "assert not True", "", "False", NOT_THE_EXPECTED_VALUE),
+        ("assert result", "assert np.False_", "", "True", NOT_THE_EXPECTED_VALUE),
         # The value the issue calls wrong, still printed.
         (
             "assert '1' not in (str(result), repr(result))",

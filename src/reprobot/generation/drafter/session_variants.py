@@ -38,8 +38,8 @@ from reprobot.generation.drafter.test_writer import (
     assert_not_shown,
     catch_output,
     indented,
-    is_boolean,
 )
+from reprobot.generation.drafter.truth_values import is_boolean
 from reprobot.generation.issue.prose import (
     called_right,
     earlier_release_before,

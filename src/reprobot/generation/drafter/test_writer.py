@@ -19,6 +19,7 @@ from reprobot.generation.drafter.any_order import (
     order_is_the_claim,
 )
 from reprobot.generation.drafter.test_style import APPROX_HELPER, PYTEST, TestStyle, class_name
+from reprobot.generation.drafter.truth_values import TRUTH_VALUES, asserted_as_itself
 from reprobot.generation.issue.values import literal
 from reprobot.validation import UNPARSABLE
 
@@ -241,6 +242,12 @@ def _approximate(value: object) -> bool:
     return numbers and any(isinstance(v, float) for v in items)
 
 
+def _expected_message(expected: str) -> str:
+    """The message of an assertion written here, for runners that do not rewrite assertions
+    (``plain_asserts`` removes it for pytest)."""
+    return f"'expected ' + {expected!r} + ', got ' + repr(result)"
+
+
 def expected_assertion(expected: str, shown: str = "") -> str:
     """``assert`` that ``result`` is the value the issue states, compared by its kind: numbers
     numerically (a tolerance for floats only), containers structurally (a NumPy array as its
@@ -248,7 +255,7 @@ def expected_assertion(expected: str, shown: str = "") -> str:
     printed form (``str`` or ``repr``) only when the text is not a literal, with the items of a
     printed set, mapping or sum in any order, unless ``shown``, the value the issue shows the
     code give, differs from the expected one in their order alone."""
-    message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
+    message = _expected_message(expected)
     subject = "result"
     text = expected
     if array := _ARRAY.fullmatch(expected):
@@ -335,53 +342,16 @@ def plain_asserts(body: str) -> str:
     return "\n".join(line.decode() for line in lines)
 
 
-_TRUTH = ("True", "False")
-# Calls that give a truth value whatever they are given.
-_PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool"})
-
-
-def is_boolean(expression: str) -> bool:
-    """Whether ``expression`` gives a truth value by its form: a comparison, ``not``, or a
-    predicate such as ``isinstance``; so that a shown ``True`` called wrong means ``False``."""
-    try:
-        node = ast.parse(expression, mode="eval").body
-    except UNPARSABLE:
-        return False
-    if isinstance(node, ast.Compare):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return True
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _PREDICATES
-    )
-
-
-def _orders(expression: str) -> bool:
-    """Whether ``expression`` compares by order (``x < 1``), which a library may leave
-    undecided as an object whose truth value raises (SymPy's relationals): compared with the
-    literal, it fails as an assertion instead."""
-    try:
-        node = ast.parse(expression, mode="eval").body
-    except UNPARSABLE:
-        return False
-    return isinstance(node, ast.Compare) and any(
-        isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in node.ops
-    )
-
-
 def assert_expected(
     expression: str, expected: str, setup: Sequence[str] = (), shown: str = ""
 ) -> str:
     """Run ``setup``, evaluate ``expression`` and require the value the issue expects
     (``shown``: the value the issue shows it give, when it shows one)."""
-    if expected in _TRUTH and is_boolean(expression) and not _orders(expression):
-        # A comparison or predicate gives a truth value: asserted as itself, as a maintainer
-        # writes it (``== True`` is what linters flag, and ``is True`` fails on NumPy's bools).
-        message = f"'expected ' + {expected!r} + ', got ' + repr(result)"
+    if expected in TRUTH_VALUES and asserted_as_itself(expression):
+        # Asserted as itself, as a maintainer writes it: ``== True`` is what linters flag, and
+        # ``is True`` fails on NumPy's bools.
         negation = "" if expected == "True" else "not "
-        assertion = f"assert {negation}result, {message}"
+        assertion = f"assert {negation}result, {_expected_message(expected)}"
     else:
         assertion = expected_assertion(expected, shown)
     return "\n".join([*setup, f"result = {expression}", assertion])

@@ -148,12 +148,12 @@ _SIDES = {
 }
 
 
-# A truth value asserted as itself fails showing the other one: ``assert result`` as
-# ``assert False`` (or another false value) where True is expected, ``assert not result`` as
-# ``assert not ...`` where False is.
+# A truth value asserted as itself fails showing the other one, Python's or NumPy's:
+# ``assert result`` as ``assert False`` where True is expected, ``assert not result`` as
+# ``assert not True`` where False is.
 _TRUTH_REPORTS = {
-    "True": r"\bassert (?:False|None|0|\[\]|\(\)|\{\}|''|\"\")\s*$",
-    "False": r"\bassert not \S.*$",
+    "True": r"\bassert (?:np\.|numpy\.)?False_?\s*$",
+    "False": r"\bassert not (?:np\.|numpy\.)?True_?\s*$",
 }
 
 
